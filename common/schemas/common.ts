@@ -1,0 +1,22 @@
+// Building blocks shared by the request and response schemas.
+import { z } from 'zod';
+
+/** A UUID in its canonical 8-4-4-4-12 hexadecimal form (any version, as older ids are v4 or v1). */
+export const Uuid = z
+  .string()
+  .regex(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/, 'must be a UUID')
+  .meta({ format: 'uuid', example: '5c6a1223-076b-4bc0-b0b7-20b0da0e23fd' });
+
+/** A non-empty string of at most `max` characters. */
+export function text(max: number) {
+  return z.string().min(1, 'must not be empty').max(max, `at most ${max} characters`);
+}
+
+/** A boolean; older clients also send "true" and "false" as strings. */
+export const LooseBoolean = z.preprocess(
+  (v) => (v === 'true' ? true : v === 'false' ? false : v),
+  z.boolean(),
+);
+
+/** ISO 8601 in UTC with milliseconds and `Z`. */
+export const Timestamp = z.string().meta({ format: 'date-time', example: '2026-11-21T10:00:00.000Z' });

@@ -1,0 +1,21 @@
+// The one error body every route answers with (api.md, "General").
+import { z } from 'zod';
+import { ERROR_CODES } from '../errors.js';
+
+export const ErrorBody = z
+  .object({
+    _status: z.literal(false),
+    _message: z.object({
+      category: z.literal('ERROR'),
+      code: z.enum(ERROR_CODES),
+      message: z.string(),
+    }),
+    /** Field problems, only for `validation`. */
+    errors: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+    /** Only on the user routes. */
+    valid: z.literal(false).optional(),
+    /** Only on the user routes; null when unknown. */
+    userId: z.string().nullable().optional(),
+  })
+  .meta({ id: 'ErrorBody' });
+export type ErrorBody = z.infer<typeof ErrorBody>;

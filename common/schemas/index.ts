@@ -1,0 +1,5 @@
+export * from './auth.js';
+export * from './common.js';
+export * from './errors.js';
+export * from './repositories.js';
+export * from './users.js';

@@ -1,0 +1,206 @@
+// Version records: what a pipeline publishes, how it is searched, what comes back.
+import { z } from 'zod';
+import { parseCreationDate } from '../dates.js';
+import { LooseBoolean, Uuid, text } from './common.js';
+import { PROJECT_NAME_MAX } from './users.js';
+
+export const BRANCH_MAX = 255;
+export const COORDINATE_MAX = 100;
+export const REPOSITORY_URL_MAX = 512;
+export const TYPE_MAX = 255;
+export const DESCRIPTION_MAX_BYTES = 64 * 1024;
+export const DEFAULT_TYPE = 'LIBRARY';
+export const PAGE_SIZE_DEFAULT = 10;
+export const PAGE_SIZE_MAX = 100;
+/** A search filter value longer than this cannot match anything we store. */
+export const FILTER_MAX = 512;
+
+/** An http(s), ssh or git address, or an scp-style one such as `git@host:org/repo.git`. */
+const REPOSITORY_URL = /^(?:(?:https?|ssh|git\+ssh|git):\/\/[^\s/?#]+[^\s]*|(?:[A-Za-z0-9._~-]+@)?[A-Za-z0-9.-]+:(?!\/\/)[^\s]+)$/;
+
+const absentWhenEmpty = (v: unknown) => (v === '' || v === null ? undefined : v);
+
+export const RepositoryUrl = z
+  .string()
+  .max(REPOSITORY_URL_MAX, `at most ${REPOSITORY_URL_MAX} characters`)
+  .regex(REPOSITORY_URL, 'must be an http(s), ssh or scp-style git address');
+
+/** A date-time with a numeric offset or Z, e.g. `2019-03-02T20:30:35.420+0000`. */
+export const CreationDate = z
+  .string()
+  .refine((s) => parseCreationDate(s) !== null, 'must be an ISO 8601 date-time with an offset, e.g. 2019-03-02T20:30:35.420+0000')
+  .meta({ example: '2019-03-02T20:30:35.420+0000' });
+
+export const Artifact = z.object({
+  groupId: text(COORDINATE_MAX),
+  artifactId: text(COORDINATE_MAX),
+  version: text(COORDINATE_MAX),
+});
+export type Artifact = z.infer<typeof Artifact>;
+
+export const VersionRecord = z
+  .object({
+    projectName: text(PROJECT_NAME_MAX),
+    branch: text(BRANCH_MAX),
+    artifact: Artifact,
+    /** Address of the source repository. */
+    repositoryUrl: z.preprocess(absentWhenEmpty, RepositoryUrl.optional()),
+    /** Defaults to now. */
+    creationDate: z.preprocess(absentWhenEmpty, CreationDate.optional()),
+    /** Kind of artifact; defaults to LIBRARY. */
+    type: z.preprocess(absentWhenEmpty, text(TYPE_MAX).optional()),
+    /** Makes this record the only latest one of its project, group, artifact and branch. */
+    latestVersion: z.preprocess(absentWhenEmpty, LooseBoolean.optional()),
+    /** Markdown. */
+    description: z.preprocess(
+      absentWhenEmpty,
+      z
+        .string()
+        .refine((s) => Buffer.byteLength(s, 'utf8') <= DESCRIPTION_MAX_BYTES, `at most ${DESCRIPTION_MAX_BYTES} bytes`)
+        .optional(),
+    ),
+  })
+  .meta({ id: 'VersionRecord' });
+export type VersionRecord = z.infer<typeof VersionRecord>;
+
+export const PublishResult = z
+  .object({
+    _status: z.literal(true),
+    uid: Uuid,
+    /** false when the same coordinates were published before and the record was replaced. */
+    created: z.boolean(),
+  })
+  .meta({ id: 'PublishResult' });
+export type PublishResult = z.infer<typeof PublishResult>;
+
+const filter = z.preprocess(absentWhenEmpty, z.string().max(FILTER_MAX, `at most ${FILTER_MAX} characters`).optional());
+
+export const SearchRequest = z
+  .object({
+    projectName: filter,
+    branch: filter,
+    groupId: filter,
+    artifactId: filter,
+    version: filter,
+    type: filter,
+    uid: filter,
+    /** true keeps only latest records; false or absent filters nothing. */
+    latestVersion: z.preprocess(absentWhenEmpty, LooseBoolean.optional()),
+    /** The nested form older clients send; the flat fields win. */
+    artifact: z.preprocess(
+      absentWhenEmpty,
+      z.object({ groupId: filter, artifactId: filter, version: filter }).optional(),
+    ),
+  })
+  .meta({ id: 'SearchRequest' });
+export type SearchRequest = z.infer<typeof SearchRequest>;
+
+/** The filters of a search once the nested and flat forms are merged. */
+export interface SearchFilters {
+  projectName?: string;
+  branch?: string;
+  groupId?: string;
+  artifactId?: string;
+  version?: string;
+  type?: string;
+  uid?: string;
+  latestVersion?: boolean;
+}
+
+export function searchFilters(request: SearchRequest): SearchFilters {
+  const { artifact, ...flat } = request;
+  return {
+    ...flat,
+    groupId: flat.groupId ?? artifact?.groupId,
+    artifactId: flat.artifactId ?? artifact?.artifactId,
+    version: flat.version ?? artifact?.version,
+  };
+}
+
+export const SORT_FIELDS = ['projectName', 'branch', 'groupId', 'artifactId', 'version', 'creationDate', 'type'] as const;
+export type SortField = (typeof SORT_FIELDS)[number];
+const SORT_ALIASES: Record<string, SortField> = {
+  'artifact.groupId': 'groupId',
+  'artifact.artifactId': 'artifactId',
+  'artifact.version': 'version',
+};
+
+const wholeNumber = (name: string) =>
+  z.preprocess(absentWhenEmpty, z.coerce.number({ error: `${name} must be a whole number` }).int(`${name} must be a whole number`).optional());
+
+/** Paging and sorting, from the query string. Both the 1-based and the older 0-based spellings. */
+export const SearchQuery = z
+  .object({
+    page: wholeNumber('page').pipe(z.number().min(0, 'must be 1 or more').optional()),
+    size: wholeNumber('size').pipe(z.number().min(1, 'must be 1 or more').max(PAGE_SIZE_MAX, `at most ${PAGE_SIZE_MAX}`).optional()),
+    aPage: wholeNumber('aPage').pipe(z.number().min(0, 'must be 0 or more').optional()),
+    aSize: wholeNumber('aSize').pipe(z.number().min(1, 'must be 1 or more').optional()),
+    sortField: z.preprocess(
+      (v) => (v === '' ? undefined : typeof v === 'string' ? (SORT_ALIASES[v] ?? v) : v),
+      z.enum(SORT_FIELDS, { error: `must be one of ${SORT_FIELDS.join(', ')}` }).optional(),
+    ),
+    sortDirection: z.preprocess(
+      (v) => (v === '' ? undefined : typeof v === 'string' ? v.toUpperCase() : v),
+      z.enum(['ASC', 'DESC'], { error: 'must be ASC or DESC' }).optional(),
+    ),
+  })
+  .meta({ id: 'SearchQuery' });
+export type SearchQuery = z.infer<typeof SearchQuery>;
+
+export interface Paging {
+  page: number;
+  size: number;
+  sortField?: SortField;
+  sortDirection: 'ASC' | 'DESC';
+}
+
+export function paging(query: SearchQuery): Paging {
+  const page = query.page !== undefined ? Math.max(query.page, 1) : query.aPage !== undefined ? query.aPage + 1 : 1;
+  const size = query.size ?? (query.aSize !== undefined ? Math.min(query.aSize, PAGE_SIZE_MAX) : PAGE_SIZE_DEFAULT);
+  return { page, size, sortField: query.sortField, sortDirection: query.sortDirection ?? 'ASC' };
+}
+
+export const VersionInformation = z
+  .object({
+    uid: Uuid,
+    projectName: z.string(),
+    branch: z.string(),
+    groupId: z.string(),
+    artifactId: z.string(),
+    version: z.string(),
+    artifact: z.object({ groupId: z.string(), artifactId: z.string(), version: z.string() }),
+    repositoryUrl: z.string().nullable(),
+    /** `2019-03-02T20:30:35.420+0000`, in UTC. */
+    creationDate: z.string(),
+    type: z.string(),
+    latestVersion: z.boolean(),
+    description: z.string().nullable(),
+  })
+  .meta({ id: 'VersionInformation' });
+export type VersionInformation = z.infer<typeof VersionInformation>;
+
+export const SearchResult = z
+  .object({
+    versionInformation: z.array(VersionInformation),
+    page: z.object({
+      totalElements: z.number().int(),
+      totalPages: z.number().int(),
+      /** 1-based. */
+      currentPage: z.number().int(),
+      numberOfElements: z.number().int(),
+    }),
+  })
+  .meta({ id: 'SearchResult' });
+export type SearchResult = z.infer<typeof SearchResult>;
+
+export const LatestQuery = z
+  .object({
+    groupId: text(COORDINATE_MAX),
+    artifactId: text(COORDINATE_MAX),
+    branch: z.preprocess(absentWhenEmpty, text(BRANCH_MAX).optional()),
+    projectName: z.preprocess(absentWhenEmpty, text(PROJECT_NAME_MAX).optional()),
+  })
+  .meta({ id: 'LatestQuery' });
+export type LatestQuery = z.infer<typeof LatestQuery>;
+
+export const UidParams = z.object({ uid: Uuid });

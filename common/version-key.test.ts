@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import { versionKey } from './version-key.js';
+
+// The fixture of api.md, ascending; entries in one inner list are equal.
+const FIXTURE = [
+  ['1.0.0-alpha'], ['1.0.0-alpha.1'], ['1.0.0-beta'], ['1.0.0-beta.2'], ['1.0.0-beta.11'], ['1.0.0-M1'],
+  ['1.0.0-rc.1'], ['1.0.0-RC2'], ['1.0.0-SNAPSHOT'], ['1.0.0', 'v1.0.0', '1.0'], ['1.0.1'], ['1.1'],
+  ['1.2.0-SNAPSHOT'], ['1.2.0'], ['1.9.0'], ['1.10.0'], ['1.10.0.1'], ['2.0.0'], ['2019.03'],
+];
+
+const byteOrder = (a: string, b: string) => (Buffer.compare(Buffer.from(a), Buffer.from(b)));
+
+describe('versionKey', () => {
+  it('orders the api.md fixture exactly', () => {
+    for (let i = 0; i < FIXTURE.length - 1; i++) {
+      for (const lower of FIXTURE[i]!) {
+        for (const higher of FIXTURE[i + 1]!) {
+          expect(byteOrder(versionKey(lower), versionKey(higher)), `${lower} < ${higher}`).toBe(-1);
+        }
+      }
+    }
+  });
+
+  it('gives equal versions equal keys', () => {
+    for (const group of FIXTURE) {
+      for (const v of group) expect(versionKey(v)).toBe(versionKey(group[0]!));
+    }
+    expect(versionKey('1.0.0+build.7')).toBe(versionKey('1.0.0'));
+  });
+
+  it('ranks unknown qualifiers after rc and before snapshot, by text', () => {
+    const sorted = ['1.0-SNAPSHOT', '1.0-zeta', '1.0-rc1', '1.0-delta'].sort((a, b) => byteOrder(versionKey(a), versionKey(b)));
+    expect(sorted).toEqual(['1.0-rc1', '1.0-delta', '1.0-zeta', '1.0-SNAPSHOT']);
+  });
+
+  it('compares qualifier numbers numerically and treats Final as a release', () => {
+    expect(byteOrder(versionKey('2.0-M9'), versionKey('2.0-M10'))).toBe(-1);
+    expect(versionKey('5.4.2.Final')).toBe(versionKey('5.4.2'));
+  });
+});
