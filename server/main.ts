@@ -1,7 +1,87 @@
-// config -> database -> migrate -> app -> listen.
+// config -> database -> migrate -> app -> listen; graceful stop on SIGTERM and SIGINT.
+import http from 'node:http';
 import type { Io } from '../cli/deps.js';
+import { EXIT_CODE, isAppError } from '../common/errors.js';
+import { createApp } from './app.js';
+import { createPasswords } from './auth/passwords.js';
+import { loadConfig } from './config.js';
+import { openDatabase } from './db/connect.js';
+import { createLogger } from './log.js';
+import { prepareDatabase } from './setup.js';
+import { DEFAULT_ADMIN_ID } from './services/users.js';
+
+/** How long in-flight requests get to finish after a stop signal. */
+const SHUTDOWN_GRACE_MS = 8_000;
+
+function listen(server: http.Server, port: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, () => {
+      server.off('error', reject);
+      const address = server.address();
+      resolve(typeof address === 'object' && address ? address.port : port);
+    });
+  });
+}
 
 export async function runServer(args: string[], env: NodeJS.ProcessEnv, io: Io): Promise<number> {
-  io.err(`error: the server is not built yet (${args.length} settings, ${Object.keys(env).length} variables)`);
-  return 1;
+  let close: (() => Promise<void>) | undefined;
+  try {
+    const config = loadConfig(args, env);
+    const log = createLogger(config.logLevel);
+    const database = await openDatabase(config.db);
+    close = database.close;
+    const passwords = createPasswords(config.bcryptCost);
+    const prepared = await prepareDatabase(database.db, config, passwords, log);
+    const app = createApp({ db: database.db, config, log, secret: prepared.secret, passwords });
+
+    const server = http.createServer(app.callback());
+    server.keepAliveTimeout = 65_000;
+    let port: number;
+    try {
+      port = await listen(server, config.port);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      throw new Error(
+        code === 'EADDRINUSE'
+          ? `port ${config.port} is already in use; choose another with --port / REPO_MAN_PORT`
+          : `cannot listen on port ${config.port}: ${(error as Error).message}`,
+      );
+    }
+    io.err(`repoadmin server listening on http://localhost:${port}, database: ${database.description}`);
+    if (prepared.adminMustChangePassword) {
+      io.err(
+        'first start: created the administrator "admin" with the password "password"; it must be changed before anything else:\n' +
+          `  repoadmin login --username admin && repoadmin user passwd\n` +
+          `  or: PUT /v1/users/${DEFAULT_ADMIN_ID}/password with {"password": "<new password>"}`,
+      );
+    }
+
+    const stopped = await new Promise<string>((resolve) => {
+      const stop = (signal: string) => resolve(signal);
+      process.once('SIGTERM', () => stop('SIGTERM'));
+      process.once('SIGINT', () => stop('SIGINT'));
+    });
+    io.err(`${stopped}: stopping; finishing requests in flight`);
+    await new Promise<void>((resolve) => {
+      const force = setTimeout(() => {
+        server.closeAllConnections();
+        resolve();
+      }, SHUTDOWN_GRACE_MS);
+      server.close(() => {
+        clearTimeout(force);
+        resolve();
+      });
+      server.closeIdleConnections();
+    });
+    await database.close();
+    close = undefined;
+    log.flush();
+    io.err('stopped');
+    return 0;
+  } catch (error) {
+    io.err(`error: ${error instanceof Error ? error.message : String(error)}`);
+    await close?.().catch(() => {});
+    return isAppError(error) ? Math.max(EXIT_CODE[error.code], 1) : 1;
+  }
 }

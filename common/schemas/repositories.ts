@@ -83,7 +83,7 @@ export const SearchRequest = z
     artifactId: filter,
     version: filter,
     type: filter,
-    uid: filter,
+    uid: z.preprocess(absentWhenEmpty, Uuid.optional()),
     /** true keeps only latest records; false or absent filters nothing. */
     latestVersion: z.preprocess(absentWhenEmpty, LooseBoolean.optional()),
     /** The nested form older clients send; the flat fields win. */

@@ -1,0 +1,71 @@
+// The Koa application. It never listens: main.ts and the tests do.
+import { Router } from '@koa/router';
+import Koa from 'koa';
+import type { Knex } from 'knex';
+import type { Logger } from 'pino';
+import { AppError } from '../common/errors.js';
+import { createPasswords, type Passwords } from './auth/passwords.js';
+import type { ServerConfig } from './config.js';
+import { accessLog } from './middleware/access-log.js';
+import { errors } from './middleware/errors.js';
+import { requestId } from './middleware/request-id.js';
+import { publicFiles } from './middleware/static.js';
+import { openApiDocument, openApiYaml } from './openapi.js';
+import { PUBLIC_DIR } from './paths.js';
+import { healthRoutes } from './routes/health.js';
+import { authenticationRoutes } from './routes/v1/authentication.js';
+import { repositoryRoutes } from './routes/v1/repositories.js';
+import { userRoutes } from './routes/v1/users.js';
+import type { Services } from './services/context.js';
+
+export interface AppOptions {
+  db: Knex;
+  config: ServerConfig;
+  log: Logger;
+  /** The JWT signing secret (from the configuration or the database). */
+  secret: string;
+  passwords?: Passwords;
+  now?: () => Date;
+  publicDir?: string;
+}
+
+export function createApp(options: AppOptions): Koa {
+  const s: Services = {
+    db: options.db,
+    config: options.config,
+    log: options.log,
+    passwords: options.passwords ?? createPasswords(options.config.bcryptCost),
+    tokens: { secret: options.secret, issuer: options.config.jwt.issuer, ttlSeconds: options.config.jwt.ttlSeconds },
+    now: options.now ?? (() => new Date()),
+  };
+
+  const router = new Router();
+  router.get('/', (ctx) => ctx.redirect('/public/index.html'));
+  router.get('/swagger.yaml', (ctx) => {
+    ctx.type = 'application/yaml';
+    ctx.body = openApiYaml();
+  });
+  router.get('/v1/openapi.json', (ctx) => {
+    ctx.body = openApiDocument();
+  });
+  healthRoutes(router, s);
+  authenticationRoutes(router, s);
+  userRoutes(router, s);
+  repositoryRoutes(router, s);
+
+  const app = new Koa({ proxy: options.config.trustProxy });
+  app.silent = true;
+  app.use(requestId());
+  app.use(accessLog(options.log));
+  app.use(errors(options.log));
+  app.use(publicFiles(options.publicDir ?? PUBLIC_DIR));
+  app.use(router.routes());
+  app.use(
+    router.allowedMethods({
+      throw: true,
+      methodNotAllowed: () => new AppError('method_not_allowed', 'this method is not allowed here'),
+      notImplemented: () => new AppError('method_not_allowed', 'this method is not supported'),
+    }),
+  );
+  return app;
+}

@@ -1,0 +1,54 @@
+// JWT bearer tokens: HS256 only, with the user's id and token version so they can be revoked.
+import jwt from 'jsonwebtoken';
+import { AppError } from '../../common/errors.js';
+import type { TokenClaims } from '../../common/schemas/auth.js';
+import type { Role } from '../../common/schemas/users.js';
+
+export interface TokenSettings {
+  secret: string;
+  issuer: string;
+  ttlSeconds: number;
+}
+
+export interface IssuedToken {
+  token: string;
+  expiresAt: Date;
+}
+
+export function issueToken(
+  settings: TokenSettings,
+  user: { userId: string; username: string; role: Role; tokenVersion: number },
+  now: Date = new Date(),
+): IssuedToken {
+  const iat = Math.floor(now.getTime() / 1000);
+  const exp = iat + settings.ttlSeconds;
+  const claims: TokenClaims = {
+    sub: user.username,
+    scopes: [{ authority: user.role }],
+    iss: settings.issuer,
+    iat,
+    exp,
+    uid: user.userId,
+    tv: user.tokenVersion,
+  };
+  const token = jwt.sign(claims, settings.secret, { algorithm: 'HS256' });
+  return { token, expiresAt: new Date(exp * 1000) };
+}
+
+/** Checks signature, algorithm, issuer and expiry; the caller checks the user and its version. */
+export function verifyToken(settings: TokenSettings, token: string): TokenClaims {
+  let claims: unknown;
+  try {
+    claims = jwt.verify(token, settings.secret, { algorithms: ['HS256'], issuer: settings.issuer });
+  } catch (error) {
+    const expired = error instanceof jwt.TokenExpiredError;
+    throw new AppError('unauthorized', expired ? 'the token has expired: get a new one' : 'the token is not valid', {
+      cause: error,
+    });
+  }
+  const c = claims as Partial<TokenClaims>;
+  if (typeof c.sub !== 'string' || typeof c.uid !== 'string' || typeof c.tv !== 'number') {
+    throw new AppError('unauthorized', 'the token is not valid');
+  }
+  return c as TokenClaims;
+}

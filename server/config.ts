@@ -1,0 +1,179 @@
+// Server settings: startup arguments win over REPO_MAN_* variables, which win over defaults (api.md).
+import os from 'node:os';
+import path from 'node:path';
+import { AppError } from '../common/errors.js';
+import { passwordProblem } from '../common/schemas/users.js';
+
+export type DbKind = 'pglite' | 'postgres';
+
+export interface ServerConfig {
+  db: {
+    kind: DbKind;
+    /** Driver module name (`pg` for PostgreSQL). */
+    driver: string;
+    /** A folder searched for driver modules before the bundled ones. */
+    driverPath?: string;
+    host: string;
+    port: number;
+    user: string;
+    password: string;
+    database: string;
+    /** Embedded database folder; `memory://` keeps it in memory (tests). */
+    dataDir: string;
+  };
+  port: number;
+  jwt: { secret?: string; ttlSeconds: number; issuer: string };
+  /** The first administrator's password; when set it need not be changed. */
+  adminPassword?: string;
+  searchPublic: boolean;
+  bcryptCost: number;
+  trustProxy: boolean;
+  metrics: boolean;
+  logLevel: string;
+}
+
+interface Setting {
+  arg: string;
+  env: string[];
+}
+
+const SETTINGS = {
+  dbKind: { arg: 'repoadmin_db_jdbc', env: ['REPO_MAN_DB_JDBC'] },
+  dbDriver: { arg: 'repoadmin_db_driver', env: ['REPO_MAN_DB_DRIVER'] },
+  dbDriverPath: { arg: 'repoadmin_db_driver_path', env: ['REPO_MAN_DB_DRIVER_PATH'] },
+  dbHost: { arg: 'repoadmin_db_host', env: ['REPO_MAN_DB_HOST'] },
+  dbPort: { arg: 'repoadmin_db_port', env: ['REPO_MAN_DB_PORT'] },
+  dbUser: { arg: 'repoadmin_db_username', env: ['REPO_MAN_DB_USER'] },
+  dbPassword: { arg: 'repoadmin_db_password', env: ['REPO_MAN_DB_PASS'] },
+  dbDatabase: { arg: 'repoadmin_db_database', env: ['REPO_MAN_DB_DATABASE'] },
+  dataDir: { arg: 'repoadmin_data_dir', env: ['REPO_MAN_DATA_DIR'] },
+  port: { arg: 'port', env: ['REPO_MAN_PORT', 'PORT'] },
+  jwtSecret: { arg: 'repoadmin_jwt_secret', env: ['REPO_MAN_JWT_SECRET'] },
+  jwtTtl: { arg: 'repoadmin_jwt_ttl', env: ['REPO_MAN_JWT_TTL'] },
+  jwtIssuer: { arg: 'repoadmin_jwt_issuer', env: ['REPO_MAN_JWT_ISSUER'] },
+  adminPassword: { arg: 'repoadmin_admin_password', env: ['REPO_MAN_ADMIN_PASSWORD'] },
+  searchPublic: { arg: 'repoadmin_search_public', env: ['REPO_MAN_SEARCH_PUBLIC'] },
+  bcryptCost: { arg: 'repoadmin_bcrypt_cost', env: ['REPO_MAN_BCRYPT_COST'] },
+  trustProxy: { arg: 'repoadmin_trust_proxy', env: ['REPO_MAN_TRUST_PROXY'] },
+  metrics: { arg: 'repoadmin_metrics', env: ['REPO_MAN_METRICS'] },
+  logLevel: { arg: 'repoadmin_log_level', env: ['REPO_MAN_LOG_LEVEL'] },
+} satisfies Record<string, Setting>;
+
+type SettingName = keyof typeof SETTINGS;
+
+const KINDS: Record<string, DbKind> = { pglite: 'pglite', postgres: 'postgres', postgresql: 'postgres' };
+/** Driver names the older Java service documented, mapped to their Node modules. */
+const DRIVER_ALIASES: Record<string, string> = { 'org.postgresql.Driver': 'pg' };
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+function usage(message: string): AppError {
+  return new AppError('usage', message);
+}
+
+function parseArgs(args: string[]): Map<string, string> {
+  const known = new Map(Object.values(SETTINGS).map((s) => [s.arg, s]));
+  const values = new Map<string, string>();
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    const m = /^--([A-Za-z0-9_]+)(?:=(.*))?$/s.exec(arg);
+    if (!m) throw usage(`unexpected argument "${arg}": settings look like --repoadmin_db_host VALUE`);
+    const name = m[1]!;
+    if (!known.has(name)) throw usage(`unknown setting --${name}; see repoadmin server --help and the README`);
+    let value = m[2];
+    if (value === undefined) {
+      value = args[i + 1];
+      if (value === undefined || value.startsWith('--')) throw usage(`--${name} needs a value`);
+      i++;
+    }
+    values.set(name, value);
+  }
+  return values;
+}
+
+export function loadConfig(args: string[], env: NodeJS.ProcessEnv): ServerConfig {
+  const argValues = parseArgs(args);
+
+  const raw = (name: SettingName): { value: string; source: string } | undefined => {
+    const setting: Setting = SETTINGS[name];
+    const fromArg = argValues.get(setting.arg);
+    if (fromArg !== undefined) return { value: fromArg, source: `--${setting.arg}` };
+    for (const variable of setting.env) {
+      const fromEnv = env[variable];
+      if (fromEnv !== undefined && fromEnv !== '') return { value: fromEnv, source: variable };
+    }
+    return undefined;
+  };
+  const label = (name: SettingName) => {
+    const s: Setting = SETTINGS[name];
+    return `--${s.arg} / ${s.env.join(' / ')}`;
+  };
+  const str = (name: SettingName, fallback: string) => raw(name)?.value ?? fallback;
+  const int = (name: SettingName, fallback: number, min: number, max: number) => {
+    const r = raw(name);
+    if (!r) return fallback;
+    const n = Number(r.value);
+    if (!Number.isInteger(n) || n < min || n > max) {
+      throw usage(`${r.source} must be a whole number from ${min} to ${max}, not "${r.value}"`);
+    }
+    return n;
+  };
+  const bool = (name: SettingName, fallback: boolean) => {
+    const r = raw(name);
+    if (!r) return fallback;
+    const v = r.value.toLowerCase();
+    if (['true', '1', 'yes', 'on'].includes(v)) return true;
+    if (['false', '0', 'no', 'off'].includes(v)) return false;
+    throw usage(`${r.source} must be true or false, not "${r.value}"`);
+  };
+
+  const kindText = str('dbKind', 'pglite').toLowerCase();
+  const kind = KINDS[kindText];
+  if (!kind) {
+    throw usage(`unsupported database kind "${kindText}" (${label('dbKind')}); supported: ${Object.keys(KINDS).join(', ')}`);
+  }
+  const driverText = str('dbDriver', kind === 'postgres' ? 'pg' : '@electric-sql/pglite');
+  const logLevel = str('logLevel', 'info').toLowerCase();
+  if (!LOG_LEVELS.includes(logLevel)) throw usage(`${label('logLevel')} must be one of ${LOG_LEVELS.join(', ')}`);
+
+  const secret = raw('jwtSecret');
+  if (secret && Buffer.byteLength(secret.value, 'utf8') < 32) {
+    throw usage(`${secret.source} must be at least 32 bytes long (it signs every token); leave it unset to have one generated`);
+  }
+  const adminPassword = raw('adminPassword');
+  const adminProblem = adminPassword && passwordProblem(adminPassword.value);
+  if (adminPassword && adminProblem) {
+    throw usage(`${adminPassword.source} breaks the password rules: ${adminProblem}`);
+  }
+  const dataHome = env.XDG_DATA_HOME || path.join(env.HOME || os.homedir(), '.local', 'share');
+
+  return {
+    db: {
+      kind,
+      driver: DRIVER_ALIASES[driverText] ?? driverText,
+      driverPath: raw('dbDriverPath')?.value,
+      host: str('dbHost', 'localhost'),
+      port: int('dbPort', 5432, 1, 65535),
+      user: str('dbUser', 'repoadmin'),
+      password: str('dbPassword', 'repoadmin'),
+      database: str('dbDatabase', 'repoadmin'),
+      dataDir: str('dataDir', path.join(dataHome, 'repoadmin')),
+    },
+    port: int('port', 9090, 0, 65535),
+    jwt: {
+      secret: secret?.value,
+      ttlSeconds: int('jwtTtl', 3600, 1, 366 * 24 * 3600),
+      issuer: str('jwtIssuer', 'repoadmin'),
+    },
+    adminPassword: adminPassword?.value,
+    searchPublic: bool('searchPublic', true),
+    bcryptCost: int('bcryptCost', 12, 4, 31),
+    trustProxy: bool('trustProxy', false),
+    metrics: bool('metrics', true),
+    logLevel,
+  };
+}
+
+/** The table of settings, for help texts and the README test. */
+export const SETTING_NAMES = Object.fromEntries(
+  Object.entries(SETTINGS).map(([k, s]) => [k, { arg: `--${s.arg}`, env: s.env }]),
+) as Record<SettingName, { arg: string; env: string[] }>;

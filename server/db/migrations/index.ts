@@ -1,0 +1,20 @@
+// The migrations, in order. Listed in code (not read from a folder) so they work inside the bundle.
+import type { Knex } from 'knex';
+import * as initial from './20261121000000_initial.js';
+
+interface Migration {
+  up(knex: Knex): Promise<void>;
+  down(knex: Knex): Promise<void>;
+}
+
+const MIGRATIONS: Record<string, Migration> = {
+  '20261121000000_initial': initial,
+};
+
+export const migrationSource: Knex.MigrationSource<string> = {
+  getMigrations: async () => Object.keys(MIGRATIONS).sort(),
+  getMigrationName: (name) => name,
+  getMigration: async (name) => MIGRATIONS[name]!,
+};
+
+export const MIGRATION_CONFIG = { migrationSource, tableName: 'knex_migrations' };

@@ -1,0 +1,237 @@
+// The versions table: one record per coordinates, at most one latest per project, artifact, branch.
+import { randomUUID } from 'node:crypto';
+import type { Knex } from 'knex';
+import { formatCreationDate } from '../../common/dates.js';
+import { AppError } from '../../common/errors.js';
+import type { Paging, SearchFilters, SortField, VersionInformation } from '../../common/schemas/repositories.js';
+import { versionKey } from '../../common/version-key.js';
+import { toDate, toNumber } from './rows.js';
+
+type Db = Knex | Knex.Transaction;
+
+/** A record as stored, before it is shaped for an answer. */
+export interface VersionFields {
+  projectName: string;
+  branch: string;
+  groupId: string;
+  artifactId: string;
+  version: string;
+  repositoryUrl: string | null;
+  creationDate: Date;
+  type: string;
+  latestVersion: boolean;
+  description: string | null;
+}
+
+const COLUMNS = [
+  'uid',
+  'project_name',
+  'branch',
+  'group_id',
+  'artifact_id',
+  'version',
+  'repository_url',
+  'creation_date',
+  'type',
+  'latest_version',
+  'description',
+];
+
+const SORT_COLUMNS: Record<SortField, string> = {
+  projectName: 'project_name',
+  branch: 'branch',
+  groupId: 'group_id',
+  artifactId: 'artifact_id',
+  version: 'version_key',
+  creationDate: 'creation_date',
+  type: 'type',
+};
+
+export function toVersionInformation(row: Record<string, unknown>): VersionInformation {
+  const groupId = String(row.group_id);
+  const artifactId = String(row.artifact_id);
+  const version = String(row.version);
+  return {
+    uid: String(row.uid),
+    projectName: String(row.project_name),
+    branch: String(row.branch),
+    groupId,
+    artifactId,
+    version,
+    artifact: { groupId, artifactId, version },
+    repositoryUrl: (row.repository_url as string | null) ?? null,
+    creationDate: formatCreationDate(toDate(row.creation_date)),
+    type: String(row.type),
+    latestVersion: Boolean(row.latest_version),
+    description: (row.description as string | null) ?? null,
+  };
+}
+
+/** The row of a record, with its version sort key: also used by the benchmark's bulk seeding. */
+export function toRow(fields: VersionFields): Record<string, unknown> {
+  return {
+    project_name: fields.projectName,
+    branch: fields.branch,
+    group_id: fields.groupId,
+    artifact_id: fields.artifactId,
+    version: fields.version,
+    version_key: versionKey(fields.version),
+    repository_url: fields.repositoryUrl,
+    creation_date: fields.creationDate,
+    type: fields.type,
+    latest_version: fields.latestVersion,
+    description: fields.description,
+  };
+}
+
+/**
+ * Inserts or replaces the record of these coordinates. With `latestVersion` it becomes the only
+ * latest record of its key, in the same transaction. Publishes of one key are serialised by a
+ * transaction-scoped advisory lock, so concurrent publishers neither duplicate nor fight.
+ */
+export async function upsertVersion(db: Knex, fields: VersionFields): Promise<{ uid: string; created: boolean }> {
+  return db.transaction(async (trx) => {
+    const key = JSON.stringify([fields.projectName, fields.groupId, fields.artifactId, fields.branch]);
+    await trx.raw('select pg_advisory_xact_lock(hashtext(?))', [key]);
+    const coordinates = {
+      project_name: fields.projectName,
+      branch: fields.branch,
+      group_id: fields.groupId,
+      artifact_id: fields.artifactId,
+      version: fields.version,
+    };
+    const existing = (await trx('versions').select('id', 'uid').where(coordinates).first()) as
+      | { id: unknown; uid: string }
+      | undefined;
+    if (fields.latestVersion) {
+      const others = trx('versions')
+        .where({
+          project_name: fields.projectName,
+          group_id: fields.groupId,
+          artifact_id: fields.artifactId,
+          branch: fields.branch,
+          latest_version: true,
+        })
+        .update({ latest_version: false, updated_at: trx.fn.now() });
+      if (existing) others.whereNot('id', existing.id as string);
+      await others;
+    }
+    const row = { ...toRow(fields), updated_at: trx.fn.now() };
+    if (existing) {
+      await trx('versions').where('id', existing.id as string).update(row);
+      return { uid: String(existing.uid), created: false };
+    }
+    const uid = randomUUID();
+    await trx('versions').insert({ ...row, uid });
+    return { uid, created: true };
+  });
+}
+
+/**
+ * Turns a filter value into a LIKE pattern when it holds a `*` wildcard (`\*` is a literal
+ * asterisk), or into an exact value. LIKE's own metacharacters in the value are escaped.
+ */
+export function filterPattern(value: string): { like: string } | { exact: string } {
+  let like = '';
+  let exact = '';
+  let wildcard = false;
+  for (let i = 0; i < value.length; i++) {
+    const c = value[i]!;
+    if (c === '\\' && value[i + 1] === '*') {
+      like += '*';
+      exact += '*';
+      i++;
+    } else if (c === '*') {
+      like += '%';
+      wildcard = true;
+    } else {
+      like += c === '%' || c === '_' || c === '\\' ? `\\${c}` : c;
+      exact += c;
+    }
+  }
+  return wildcard ? { like } : { exact };
+}
+
+const FILTER_COLUMNS: [keyof SearchFilters, string][] = [
+  ['projectName', 'project_name'],
+  ['branch', 'branch'],
+  ['groupId', 'group_id'],
+  ['artifactId', 'artifact_id'],
+  ['version', 'version'],
+  ['type', 'type'],
+];
+
+/** The filtered query both the page and its count are built from. */
+export function searchQuery(db: Db, filters: SearchFilters): Knex.QueryBuilder {
+  const query = db('versions');
+  for (const [field, column] of FILTER_COLUMNS) {
+    const value = filters[field];
+    if (typeof value !== 'string') continue;
+    const pattern = filterPattern(value);
+    if ('like' in pattern) query.whereRaw(`?? like ? escape '\\'`, [column, pattern.like]);
+    else query.where(column, pattern.exact);
+  }
+  if (filters.uid !== undefined) query.where('uid', filters.uid);
+  if (filters.latestVersion === true) query.where('latest_version', true);
+  return query;
+}
+
+/** The page query of a search: order, then the default order (newest first) as the tie-breaker. */
+export function pageQuery(db: Db, filters: SearchFilters, paging: Paging): Knex.QueryBuilder {
+  const query = searchQuery(db, filters).select(COLUMNS);
+  if (paging.sortField) {
+    query.orderBy(SORT_COLUMNS[paging.sortField], paging.sortDirection === 'DESC' ? 'desc' : 'asc');
+  }
+  return query
+    .orderBy('creation_date', 'desc')
+    .orderBy('id', 'desc')
+    .limit(paging.size)
+    .offset((paging.page - 1) * paging.size);
+}
+
+export function countQuery(db: Db, filters: SearchFilters): Knex.QueryBuilder {
+  return searchQuery(db, filters).count({ n: '*' });
+}
+
+export async function searchVersions(
+  db: Db,
+  filters: SearchFilters,
+  paging: Paging,
+): Promise<{ items: VersionInformation[]; total: number }> {
+  const [rows, count] = await Promise.all([pageQuery(db, filters, paging), countQuery(db, filters).first()]);
+  return { items: (rows as Record<string, unknown>[]).map(toVersionInformation), total: toNumber(count?.n) };
+}
+
+/** The latest record of an artifact; the most recently written where several keys match. */
+export function latestQuery(
+  db: Db,
+  key: { groupId: string; artifactId: string; branch?: string; projectName?: string },
+): Knex.QueryBuilder {
+  const query = db('versions')
+    .select(COLUMNS)
+    .where({ group_id: key.groupId, artifact_id: key.artifactId, latest_version: true });
+  if (key.branch !== undefined) query.where('branch', key.branch);
+  if (key.projectName !== undefined) query.where('project_name', key.projectName);
+  return query.orderBy('updated_at', 'desc').orderBy('id', 'desc').first();
+}
+
+export async function findLatest(
+  db: Db,
+  key: { groupId: string; artifactId: string; branch?: string; projectName?: string },
+): Promise<VersionInformation> {
+  const row = await latestQuery(db, key);
+  if (!row) {
+    const scope = [key.branch && `branch ${key.branch}`, key.projectName && `project ${key.projectName}`].filter(Boolean);
+    throw new AppError(
+      'not_found',
+      `no latest version of ${key.groupId}:${key.artifactId}${scope.length ? ` on ${scope.join(', ')}` : ''}`,
+    );
+  }
+  return toVersionInformation(row);
+}
+
+export async function findByUid(db: Db, uid: string): Promise<VersionInformation> {
+  const row = await db('versions').select(COLUMNS).where({ uid }).first();
+  if (!row) throw new AppError('not_found', `no version record with uid ${uid}`);
+  return toVersionInformation(row);
+}

@@ -1,0 +1,67 @@
+// Bearer tokens on the secured routes, the role table and the "must change password" gate.
+import type { Context, Middleware } from 'koa';
+import { AppError } from '../../common/errors.js';
+import type { Role } from '../../common/schemas/users.js';
+import { actorFromToken } from '../services/auth.js';
+import type { Actor, Services } from '../services/context.js';
+
+const BEARER = /^bearer\s+(\S+)\s*$/i;
+
+async function actorOf(s: Services, ctx: Context): Promise<Actor | undefined> {
+  const header = ctx.get('Authorization');
+  if (header === '') return undefined;
+  const m = BEARER.exec(header);
+  if (!m) throw new AppError('unauthorized', 'send the token as "Authorization: Bearer <token>"');
+  return actorFromToken(s, m[1]!);
+}
+
+export function currentActor(ctx: Context): Actor {
+  const actor = ctx.state.actor as Actor | undefined;
+  if (!actor) throw new AppError('unauthorized', 'a bearer token is required');
+  return actor;
+}
+
+export interface TokenRule {
+  /** Only this role passes (403 for the other). */
+  role?: Role;
+  /** Lets a user who must change the password through, for this request. */
+  allowWhileMustChange?: (ctx: Context, actor: Actor) => boolean;
+}
+
+export function requireToken(s: Services, rule: TokenRule = {}): Middleware {
+  return async (ctx, next) => {
+    const actor = await actorOf(s, ctx);
+    if (!actor) throw new AppError('unauthorized', 'a bearer token is required: get one from POST /v1/authentication/generate-token');
+    if (actor.mustChangePassword && !rule.allowWhileMustChange?.(ctx, actor)) {
+      throw new AppError(
+        'forbidden',
+        `user ${actor.username} must change the initial password first: PUT /v1/users/${actor.userId}/password with {"password": "..."} (or: repoadmin user passwd)`,
+      );
+    }
+    if (rule.role && actor.role !== rule.role) {
+      throw new AppError('forbidden', `this needs the role ${rule.role}; user ${actor.username} has ${actor.role}`);
+    }
+    ctx.state.actor = actor;
+    await next();
+  };
+}
+
+/** Public routes: a token is read when one is sent, and required only when `required()` says so. */
+export function optionalToken(s: Services, required: () => boolean): Middleware {
+  return async (ctx, next) => {
+    const actor = await actorOf(s, ctx);
+    if (!actor && required()) {
+      throw new AppError('unauthorized', 'this server requires a bearer token for searching');
+    }
+    ctx.state.actor = actor;
+    await next();
+  };
+}
+
+export function clientAddress(ctx: Context, trustProxy: boolean): string {
+  if (trustProxy) {
+    const first = ctx.get('X-Forwarded-For').split(',')[0]?.trim();
+    if (first) return first;
+  }
+  return ctx.req.socket.remoteAddress ?? 'unknown';
+}

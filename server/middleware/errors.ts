@@ -1,0 +1,71 @@
+// First middleware: every failure becomes the one error body; only what is safe is shown.
+import type { Middleware } from 'koa';
+import type { Logger } from 'pino';
+import { AppError, type ErrorCode, codeForStatus, isAppError } from '../../common/errors.js';
+import type { ErrorBody } from '../../common/schemas/errors.js';
+
+/** Driver errors that mean the database cannot be reached (node-postgres, PGlite, knex). */
+function isDatabaseDown(error: unknown): boolean {
+  const e = error as { code?: string; name?: string; message?: string } | undefined;
+  if (!e) return false;
+  if (e.name === 'KnexTimeoutError') return true;
+  if (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', '57P01', '57P02', '57P03', '08006', '08001', '08003', '08004'].includes(e.code ?? '')) {
+    return true;
+  }
+  return /Connection terminated|PGlite is closed|Client has encountered a connection error/i.test(e.message ?? '');
+}
+
+export function toAppError(error: unknown): AppError {
+  if (isAppError(error)) return error;
+  if (isDatabaseDown(error)) {
+    return new AppError('unavailable', 'the database is unavailable: try again shortly', { cause: error });
+  }
+  // Koa and its middleware (koa-static) throw http-errors with `status` and `expose`.
+  const e = error as { status?: number; expose?: boolean; message?: string } | undefined;
+  if (e && typeof e.status === 'number' && e.status >= 400 && e.status < 500) {
+    const code: ErrorCode = codeForStatus(e.status);
+    return new AppError(code, e.expose && e.message ? e.message : code.replace(/_/g, ' '), { cause: error });
+  }
+  return new AppError('internal', 'internal error: the server log has the details', { cause: error });
+}
+
+export function errorBody(error: AppError): ErrorBody & Record<string, unknown> {
+  return {
+    _status: false,
+    _message: { category: 'ERROR', code: error.code as ErrorBody['_message']['code'], message: error.message },
+    ...(error.code === 'validation' && error.details.errors ? { errors: error.details.errors } : {}),
+    ...error.details.body,
+  };
+}
+
+export function errors(log: Logger): Middleware {
+  return async (ctx, next) => {
+    try {
+      await next();
+      if (ctx.status === 404 && ctx.body == null) {
+        throw new AppError('not_found', `no such resource: ${ctx.method} ${ctx.path}`);
+      }
+    } catch (caught) {
+      const error = toAppError(caught);
+      if (error.code === 'internal' || error.code === 'unavailable') {
+        log.error({ err: error.details.cause ?? caught, requestId: ctx.state.requestId }, 'request failed');
+      }
+      ctx.status = error.status;
+      ctx.body = errorBody(error);
+      if (error.details.retryAfter !== undefined) ctx.set('Retry-After', String(error.details.retryAfter));
+    }
+  };
+}
+
+/** Adds `valid: false` and `userId` to the error bodies of the user routes (api.md). */
+export function userResultOnError(): Middleware {
+  return async (ctx, next) => {
+    try {
+      await next();
+    } catch (caught) {
+      const error = toAppError(caught);
+      const userId = typeof ctx.params?.userId === 'string' ? ctx.params.userId : null;
+      throw new AppError(error.code, error.message, { ...error.details, body: { valid: false, userId } });
+    }
+  };
+}

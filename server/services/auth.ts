@@ -1,0 +1,66 @@
+// generate-token with brute-force limiting, and turning a bearer token into the acting user.
+import { AppError } from '../../common/errors.js';
+import { formatTimestamp } from '../../common/dates.js';
+import type { TokenRequest, TokenResponse } from '../../common/schemas/auth.js';
+import { issueToken, verifyToken } from '../auth/tokens.js';
+import { clearFailures, failuresInWindow, recordFailure } from '../db/login-attempts.js';
+import { findUserById, findUserByName } from '../db/users.js';
+import type { Actor, Services } from './context.js';
+
+export const LOGIN_WINDOW_SECONDS = 15 * 60;
+export const MAX_FAILURES_PER_USER = 10;
+export const MAX_FAILURES_PER_ADDRESS = 100;
+
+export async function generateToken(s: Services, request: TokenRequest, address: string): Promise<TokenResponse> {
+  const nowSeconds = Math.floor(s.now().getTime() / 1000);
+  const window = Math.floor(nowSeconds / LOGIN_WINDOW_SECONDS) * LOGIN_WINDOW_SECONDS;
+  const subjects = [
+    { scope: 'user' as const, subject: request.username },
+    { scope: 'address' as const, subject: address },
+  ];
+  const failures = await failuresInWindow(s.db, window, subjects);
+  if (failures.user >= MAX_FAILURES_PER_USER || failures.address >= MAX_FAILURES_PER_ADDRESS) {
+    const retryAfter = window + LOGIN_WINDOW_SECONDS - nowSeconds;
+    throw new AppError('rate_limited', `too many failed logins: try again in ${retryAfter} seconds`, { retryAfter });
+  }
+
+  const user = await findUserByName(s.db, request.username);
+  const ok = await s.passwords.verify(request.password, user?.passwordHash);
+  if (!ok || !user) {
+    await recordFailure(s.db, window, subjects);
+    throw new AppError('unauthorized', 'wrong user name or password');
+  }
+  await clearFailures(s.db, 'user', request.username);
+
+  const { token, expiresAt } = issueToken(s.tokens, user, s.now());
+  return {
+    token,
+    userId: user.userId,
+    expiresAt: formatTimestamp(expiresAt),
+    username: user.username,
+    role: user.role,
+    projectName: user.projectName,
+    mustChangePassword: user.mustChangePassword,
+  };
+}
+
+/** The user of a bearer token; any problem is a 401, never a 500. */
+export async function actorFromToken(s: Services, token: string): Promise<Actor> {
+  const claims = verifyToken(s.tokens, token);
+  const user = await findUserById(s.db, claims.uid).catch((error: unknown) => {
+    // A uid claim that is not a UUID makes the database complain; it is still only a bad token.
+    if ((error as { code?: string }).code === '22P02') return undefined;
+    throw error;
+  });
+  if (!user || user.username !== claims.sub) throw new AppError('unauthorized', 'the token belongs to a user that no longer exists');
+  if (user.tokenVersion !== claims.tv) {
+    throw new AppError('unauthorized', 'the token was revoked (the password changed since): get a new one');
+  }
+  return {
+    userId: user.userId,
+    username: user.username,
+    role: user.role,
+    projectName: user.projectName,
+    mustChangePassword: user.mustChangePassword,
+  };
+}

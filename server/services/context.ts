@@ -1,0 +1,25 @@
+// What the services need from the running server.
+import type { Knex } from 'knex';
+import type { Logger } from 'pino';
+import type { Role } from '../../common/schemas/users.js';
+import type { Passwords } from '../auth/passwords.js';
+import type { TokenSettings } from '../auth/tokens.js';
+import type { ServerConfig } from '../config.js';
+
+export interface Services {
+  db: Knex;
+  config: ServerConfig;
+  log: Logger;
+  passwords: Passwords;
+  tokens: TokenSettings;
+  now: () => Date;
+}
+
+/** The user behind a request's token, as the database has it now. */
+export interface Actor {
+  userId: string;
+  username: string;
+  role: Role;
+  projectName: string | null;
+  mustChangePassword: boolean;
+}

@@ -1,0 +1,53 @@
+// Publishing and finding version records.
+import { AppError } from '../../common/errors.js';
+import { parseCreationDate } from '../../common/dates.js';
+import {
+  DEFAULT_TYPE,
+  type Paging,
+  type PublishResult,
+  type SearchFilters,
+  type SearchResult,
+  type VersionRecord,
+} from '../../common/schemas/repositories.js';
+import { searchVersions, upsertVersion } from '../db/versions.js';
+import type { Actor, Services } from './context.js';
+
+/** Removes credentials (`user:token@`) from http(s) addresses: the package page shows them to anyone. */
+export function withoutCredentials(url: string): string {
+  return url.replace(/^(https?:\/\/)[^/@\s]*@/i, '$1');
+}
+
+export async function publish(s: Services, actor: Actor, record: VersionRecord): Promise<PublishResult> {
+  if (actor.role !== 'ROLE_ADMIN' && actor.projectName !== record.projectName) {
+    throw new AppError(
+      'forbidden',
+      `user ${actor.username} may publish only to project "${actor.projectName ?? ''}", not "${record.projectName}"`,
+    );
+  }
+  const { uid, created } = await upsertVersion(s.db, {
+    projectName: record.projectName,
+    branch: record.branch,
+    groupId: record.artifact.groupId,
+    artifactId: record.artifact.artifactId,
+    version: record.artifact.version,
+    repositoryUrl: record.repositoryUrl ? withoutCredentials(record.repositoryUrl) : null,
+    creationDate: record.creationDate ? parseCreationDate(record.creationDate)! : s.now(),
+    type: record.type ?? DEFAULT_TYPE,
+    latestVersion: record.latestVersion ?? false,
+    description: record.description ?? null,
+  });
+  return { _status: true, uid, created };
+}
+
+export async function search(s: Services, filters: SearchFilters, paging: Paging): Promise<SearchResult> {
+  const { items, total } = await searchVersions(s.db, filters, paging);
+  return {
+    versionInformation: items,
+    page: {
+      totalElements: total,
+      totalPages: Math.ceil(total / paging.size),
+      currentPage: paging.page,
+      numberOfElements: items.length,
+    },
+  };
+}
