@@ -1,0 +1,128 @@
+// The real app on 127.0.0.1, an ephemeral port and a real database, for tests.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Writable } from 'node:stream';
+import type { Knex } from 'knex';
+import { createApp } from '../../server/app.js';
+import { createPasswords } from '../../server/auth/passwords.js';
+import { type DbKind, type ServerConfig, loadConfig } from '../../server/config.js';
+import { openDatabase } from '../../server/db/connect.js';
+import { createLogger } from '../../server/log.js';
+import { prepareDatabase } from '../../server/setup.js';
+import { DEFAULT_ADMIN_ID } from '../../server/services/users.js';
+import { type TestDatabase, createTestDatabase } from './db.js';
+
+/** The administrator's password in test servers (unless `mustChangeAdminPassword`). */
+export const ADMIN_PASSWORD = 'admin-secret-1';
+export { DEFAULT_ADMIN_ID };
+
+export interface TestServerOptions {
+  kind?: DbKind;
+  /** Settings over the defaults (bcrypt cost 4 for speed). */
+  config?: Partial<Omit<ServerConfig, 'db' | 'jwt'>> & { jwt?: Partial<ServerConfig['jwt']> };
+  /** Start like a real first start: admin/password, which must be changed. */
+  mustChangeAdminPassword?: boolean;
+  /** Reuse a database (for restarts); it is not dropped on close. */
+  database?: TestDatabase;
+}
+
+export interface TestServer {
+  url: string;
+  db: Knex;
+  config: ServerConfig;
+  /** Every log line the server wrote. */
+  logs: string[];
+  database: TestDatabase;
+  close(): Promise<void>;
+  /** A token of the administrator. */
+  adminToken(): Promise<string>;
+  /** JSON request helper: returns status, headers and parsed body. */
+  request(method: string, path: string, options?: { body?: unknown; token?: string; headers?: Record<string, string> }): Promise<TestResponse>;
+}
+
+export interface TestResponse {
+  status: number;
+  headers: Headers;
+  // Tests read arbitrary fields of answers.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  body: any;
+  text: string;
+}
+
+export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
+  const kind = options.kind ?? 'pglite';
+  const ownDatabase = !options.database;
+  const database = options.database ?? (await createTestDatabase(kind));
+  const base = loadConfig([], {});
+  const config: ServerConfig = {
+    ...base,
+    bcryptCost: 4,
+    logLevel: 'info',
+    adminPassword: options.mustChangeAdminPassword ? undefined : ADMIN_PASSWORD,
+    ...options.config,
+    jwt: { ...base.jwt, ...options.config?.jwt },
+    db: database.settings,
+  };
+  const logs: string[] = [];
+  const sink = new Writable({
+    write(chunk, _encoding, done) {
+      logs.push(...String(chunk).split('\n').filter(Boolean));
+      done();
+    },
+  });
+  const log = createLogger(config.logLevel, sink);
+  const opened = await openDatabase(config.db);
+  const passwords = createPasswords(config.bcryptCost);
+  const prepared = await prepareDatabase(opened.db, config, passwords, log);
+  const app = createApp({ db: opened.db, config, log, secret: prepared.secret, passwords });
+  const server = http.createServer(app.callback());
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  const request: TestServer['request'] = async (method, path, opts = {}) => {
+    const headers: Record<string, string> = { ...opts.headers };
+    if (opts.token) headers.Authorization = `Bearer ${opts.token}`;
+    let body: string | undefined;
+    if (opts.body !== undefined) {
+      body = typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body);
+      headers['Content-Type'] ??= 'application/json';
+    }
+    const response = await fetch(url + path, { method, headers, body });
+    const text = await response.text();
+    let parsed: unknown = undefined;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      parsed = undefined;
+    }
+    return { status: response.status, headers: response.headers, body: parsed, text };
+  };
+
+  let adminToken: string | undefined;
+  return {
+    url,
+    db: opened.db,
+    config,
+    logs,
+    database,
+    request,
+    async adminToken() {
+      if (adminToken) return adminToken;
+      const res = await request('POST', '/v1/authentication/generate-token', {
+        body: { username: 'admin', password: ADMIN_PASSWORD },
+      });
+      if (res.status !== 200) throw new Error(`admin login failed: ${res.status} ${res.text}`);
+      adminToken = res.body.token as string;
+      return adminToken;
+    },
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await opened.close();
+      if (ownDatabase) await database.drop();
+      // No endpoint may answer 500 in the test suite: the log says why where one did.
+      const failures = logs.filter((line) => /"status":500\b|"request failed"/.test(line));
+      if (failures.length > 0) throw new Error(`the server answered 500:\n${failures.join('\n')}`);
+    },
+  };
+}
