@@ -11,6 +11,7 @@ export interface CommandGroup {
 /** Each top-level command, loaded only when it runs (or for the full help). */
 const GROUPS: Record<string, () => Promise<CommandGroup>> = {
   server: () => import('./commands/server/index.js'),
+  jobs: () => import('./commands/jobs/index.js'),
 };
 
 function firstOperand(args: string[]): string | undefined {
@@ -48,7 +49,8 @@ function exitCodeFor(error: unknown, deps: Deps): number {
     return EXIT_CODE.usage;
   }
   if (isAppError(error)) {
-    deps.io.err(`error: ${error.message}`);
+    // An error without a message only carries an exit code (`jobs diff`: 6, changes pending).
+    if (error.message) deps.io.err(`error: ${error.message}`);
     return EXIT_CODE[error.code];
   }
   const message = error instanceof Error ? error.message : String(error);

@@ -1,0 +1,57 @@
+// `repoadmin jobs render <file> [--out DIR]`: each job's, folder's and view's config.xml, no server.
+import { mkdir, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import type { Command } from 'commander';
+import type { Deps } from '../../deps.js';
+import { loadDefinitions, type FileInput } from '../../jobs/load.js';
+import { desiredItems } from '../../jobs/plan.js';
+import { fileCommand, fileInput, outputFlags, type FileFlags } from './shared.js';
+
+/** Views go under a name no job can have (`@` is not allowed in Jenkins names). */
+export const VIEWS_DIR = '@views';
+
+export interface RenderOptions {
+  input: FileInput;
+  out: string | undefined;
+}
+
+export interface RenderedConfig {
+  kind: 'folder' | 'job' | 'view';
+  name: string;
+  /** Where it was written, with --out. */
+  path?: string;
+  xml: string;
+}
+
+export function renderCommand(deps: Deps): Command {
+  return fileCommand('render', 'write the config.xml of every job and view')
+    .description(
+      'Write the config.xml of every job, folder and view of the file, without any server:\n' +
+        `DIR/<job>/config.xml and DIR/${VIEWS_DIR}/<view>/config.xml with --out, else print them.`,
+    )
+    .option('--out <dir>', 'write the files under this directory')
+    .addHelpText('after', '\nExample:\n  repoadmin jobs render jenkins-dsl-jobs.json --out build/jobs')
+    .action(async (file: string | undefined, flags: FileFlags & { out?: string }, command: Command) => {
+      const configs = await runRender({ input: fileInput(file, flags), out: flags.out }, deps);
+      const { json, quiet } = outputFlags(command);
+      if (json) deps.io.out(JSON.stringify(configs, null, 2));
+      else if (flags.out) {
+        if (!quiet) deps.io.err(`wrote ${configs.length} config.xml files under ${flags.out}`);
+        deps.io.out(configs.map((c) => c.path).join('\n'));
+      } else deps.io.out(configs.map((c) => `<!-- ${c.kind} ${c.name} -->\n${c.xml}`).join('\n'));
+    });
+}
+
+export async function runRender(options: RenderOptions, deps: Pick<Deps, 'env'>): Promise<RenderedConfig[]> {
+  const { sourceId, definitions } = await loadDefinitions(options.input, deps.env);
+  const configs: RenderedConfig[] = desiredItems(definitions, sourceId).map((item) => ({ kind: item.kind, name: item.name, xml: item.xml ?? '' }));
+  if (options.out) {
+    for (const config of configs) {
+      const dir = config.kind === 'view' ? join(options.out, VIEWS_DIR, config.name) : join(options.out, ...config.name.split('/'));
+      config.path = join(dir, 'config.xml');
+      await mkdir(dirname(config.path), { recursive: true });
+      await writeFile(config.path, config.xml);
+    }
+  }
+  return configs;
+}

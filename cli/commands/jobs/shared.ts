@@ -1,0 +1,75 @@
+// Flags every `repoadmin jobs` command shares: where the file comes from, and how to reach Jenkins.
+import { Command, Option } from 'commander';
+import { AppError } from '../../../common/errors.js';
+import type { Deps } from '../../deps.js';
+import type { JenkinsConnection } from '../../jobs/client.js';
+import type { FileInput } from '../../jobs/load.js';
+
+export interface FileFlags {
+  git?: string;
+  ref?: string;
+  path?: string;
+  ci?: string;
+  source?: string;
+}
+
+export interface JenkinsFlags {
+  jenkinsUrl?: string;
+  jenkinsUser?: string;
+  jenkinsTokenStdin?: boolean;
+}
+
+export interface OutputFlags {
+  json?: boolean;
+  quiet?: boolean;
+}
+
+/** A jobs subcommand with the file operand and the file flags. */
+export function fileCommand(name: string, summary: string): Command {
+  return new Command(name)
+    .summary(summary)
+    .helpOption('-h, --help', 'show help')
+    .argument('[file]', 'the definition file, <ci>-dsl-jobs.json')
+    .option('--git <url>', 'read the file from this git repository (a shallow fetch) instead of <file>')
+    .option('--ref <ref>', 'with --git: branch, tag or commit (default: the remote HEAD)')
+    .option('--path <file>', 'with --git: the file inside the repository (default: jenkins-dsl-jobs.json)')
+    .option('--ci <name>', 'the build server, instead of the <ci> of the file name')
+    .option('--source <id>', "ownership source id (default: the file's git remote and path, else its absolute path)")
+    .addOption(new Option('--json', 'print the result as JSON'));
+}
+
+export function addJenkinsOptions(command: Command): Command {
+  return command
+    .option('--jenkins-url <url>', 'Jenkins address (env JENKINS_URL)')
+    .option('--jenkins-user <user>', 'Jenkins user (env JENKINS_USER)')
+    .option('--jenkins-token-stdin', 'read the API token from standard input (else env JENKINS_API_TOKEN)');
+}
+
+export function fileInput(file: string | undefined, flags: FileFlags): FileInput {
+  return { file, git: flags.git, ref: flags.ref, path: flags.path, ci: flags.ci, source: flags.source };
+}
+
+/** Where and as whom to talk to Jenkins: flags, then the environment Jenkins sets in every build. */
+export async function jenkinsConnection(flags: JenkinsFlags, deps: Pick<Deps, 'env' | 'io'>): Promise<JenkinsConnection> {
+  const url = flags.jenkinsUrl ?? deps.env.JENKINS_URL;
+  if (!url) throw new AppError('usage', 'no Jenkins address: pass --jenkins-url or set JENKINS_URL');
+  if (!/^https?:\/\//i.test(url)) throw new AppError('usage', `--jenkins-url must start with http:// or https://, not "${url}"`);
+  const user = flags.jenkinsUser ?? deps.env.JENKINS_USER;
+  const token = flags.jenkinsTokenStdin ? (await deps.io.readStdin()).trim() : deps.env.JENKINS_API_TOKEN;
+  if (flags.jenkinsTokenStdin && !token) throw new AppError('usage', '--jenkins-token-stdin: standard input was empty');
+  if (token && !user) throw new AppError('usage', 'an API token needs a user: pass --jenkins-user or set JENKINS_USER');
+  if (user && !token) throw new AppError('usage', `no API token for ${user}: set JENKINS_API_TOKEN or pass --jenkins-token-stdin`);
+  return { url, user, token };
+}
+
+/** Global and own flags together; the root's --json/--quiet may not exist yet. */
+export function outputFlags(command: Command): Required<OutputFlags> {
+  const all = command.optsWithGlobals() as OutputFlags;
+  return { json: Boolean(all.json), quiet: Boolean(all.quiet) };
+}
+
+export function wholeNumber(value: string, flag: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new AppError('usage', `${flag} must be a whole number of at least 1, not "${value}"`);
+  return n;
+}

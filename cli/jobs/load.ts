@@ -1,0 +1,90 @@
+// Reads a definition file from disk or, for a seed job, from a shallow fetch of a git repository
+// with the system's git, and names its source.
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, realpath, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { AppError } from '../../common/errors.js';
+import { ciOf, parseDefinitions, type Definitions } from './model.js';
+import { gitSourceId, localSourceId } from './source.js';
+
+const run = promisify(execFile);
+
+export interface FileInput {
+  /** A local file path. */
+  file: string | undefined;
+  /** A repository address holding the file (--git). */
+  git: string | undefined;
+  ref: string | undefined;
+  /** Path of the file inside the repository (--path). */
+  path: string | undefined;
+  /** Overrides the `<ci>` of the file name. */
+  ci: string | undefined;
+  /** Overrides the source id. */
+  source: string | undefined;
+}
+
+export interface LoadedFile {
+  /** How messages name the file. */
+  fileName: string;
+  sourceId: string;
+  definitions: Definitions;
+}
+
+/** Reads, checks and parses the file; throws a `validation` AppError listing every problem. */
+export async function loadDefinitions(input: FileInput, env: NodeJS.ProcessEnv): Promise<LoadedFile> {
+  if (input.file && input.git) throw new AppError('usage', 'give either a file or --git, not both');
+  if (input.git) return loadFromGit(input, input.git, env);
+  if (!input.file) throw new AppError('usage', 'missing the definition file: give <file> or --git URL');
+  ciOf(input.file, input.ci);
+  const text = await readText(input.file);
+  const definitions = parseDefinitions(text, input.file, env);
+  return { fileName: input.file, sourceId: input.source ?? (await localSourceId(await realpath(input.file))), definitions };
+}
+
+async function readText(file: string): Promise<string> {
+  try {
+    return await readFile(file, 'utf8');
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message;
+    throw new AppError('validation', `cannot read ${file}: ${reason}`);
+  }
+}
+
+async function loadFromGit(input: FileInput, url: string, env: NodeJS.ProcessEnv): Promise<LoadedFile> {
+  const path = input.path ?? `${input.ci ?? 'jenkins'}-dsl-jobs.json`;
+  ciOf(path, input.ci);
+  const dir = await mkdtemp(join(tmpdir(), 'repoadmin-jobs-'));
+  try {
+    await shallowFetch(url, input.ref, dir, env);
+    const text = await readText(join(dir, path)).catch(() => {
+      throw new AppError('not_found', `${path} is not in ${hideCredentials(url)}${input.ref ? ` at ${input.ref}` : ''}; give its place with --path`);
+    });
+    const definitions = parseDefinitions(text, path, env);
+    return { fileName: path, sourceId: input.source ?? gitSourceId(url, path), definitions };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** One commit of `ref` (a branch, tag or commit; default HEAD), without history. */
+async function shallowFetch(url: string, ref: string | undefined, dir: string, env: NodeJS.ProcessEnv): Promise<void> {
+  const gitEnv = { ...env, GIT_TERMINAL_PROMPT: '0' };
+  try {
+    await run('git', ['init', '-q', dir], { env: gitEnv });
+    await run('git', ['-C', dir, 'fetch', '-q', '--depth', '1', '--', url, ref ?? 'HEAD'], { env: gitEnv });
+    await run('git', ['-C', dir, 'checkout', '-q', 'FETCH_HEAD'], { env: gitEnv });
+  } catch (error) {
+    const stderr = String((error as { stderr?: string }).stderr ?? (error as Error).message).trim();
+    const last = hideCredentials(stderr.split('\n').filter(Boolean).pop() ?? 'git failed');
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new AppError('usage', '--git needs the git command, and it was not found');
+    const missing = /couldn't find remote ref|not found|does not exist|not our ref/i.test(stderr);
+    throw new AppError(missing ? 'not_found' : 'unreachable', `cannot fetch ${hideCredentials(url)}${ref ? ` at ${ref}` : ''}: ${last.replace(/^fatal: /, '')}`);
+  }
+}
+
+/** `https://user:token@host/x` -> `https://host/x`: messages never show credentials. */
+function hideCredentials(text: string): string {
+  return text.replace(/([a-z][a-z0-9+.-]*:\/\/)[^@/\s]+@/gi, '$1');
+}

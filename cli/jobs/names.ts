@@ -1,0 +1,45 @@
+// Jenkins item and view names: the rules of jenkins.model.Jenkins.checkGoodName, plus folders.
+
+/** Characters Jenkins refuses in an item or view name. */
+const UNSAFE = /[\\/:?*|<>[\]"%;@#$&!^]/;
+export const MAX_NAME_LENGTH = 255;
+
+/** The problem with one name segment (no folders), or undefined. */
+export function nameProblem(name: string): string | undefined {
+  if (name.trim() === '') return 'must not be blank';
+  if (name !== name.trim()) return 'must not start or end with spaces';
+  if (name === '.' || name === '..') return `"${name}" is not allowed`;
+  if (name.length > MAX_NAME_LENGTH) return `longer than ${MAX_NAME_LENGTH} characters`;
+  const bad = UNSAFE.exec(name);
+  if (bad) return `"${bad[0]}" is not allowed in a Jenkins name`;
+  return undefined;
+}
+
+/** The problem with a job name that may hold folders as `a/b/c`, or undefined. */
+export function jobNameProblem(fullName: string): string | undefined {
+  for (const segment of fullName.split('/')) {
+    const problem = nameProblem(segment);
+    if (problem) return fullName.includes('/') ? `segment "${segment}": ${problem}` : problem;
+  }
+  return undefined;
+}
+
+/** `a/b/c` -> [`a`, `a/b`]: the folders a job lives in, outermost first. */
+export function parentFolders(fullName: string): string[] {
+  const segments = fullName.split('/');
+  return segments.slice(0, -1).map((_, index) => segments.slice(0, index + 1).join('/'));
+}
+
+/** The URL path of an item: `a/b` -> `/job/a/job/b`, each segment encoded. */
+export function itemPath(fullName: string): string {
+  return fullName
+    .split('/')
+    .map((segment) => `/job/${encodeURIComponent(segment)}`)
+    .join('');
+}
+
+/** The folder part and the last segment of a full name. */
+export function splitName(fullName: string): { parent: string | undefined; name: string } {
+  const at = fullName.lastIndexOf('/');
+  return at < 0 ? { parent: undefined, name: fullName } : { parent: fullName.slice(0, at), name: fullName.slice(at + 1) };
+}

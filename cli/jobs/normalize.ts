@@ -1,0 +1,66 @@
+// Normalises config.xml so that the generated and the live config compare equal when Jenkins
+// would treat them alike: no plugin="..." attributes, no insignificant whitespace, no empty
+// elements (XStream writes an empty collection for what we leave out), and a fixed order of the
+// children of the containers whose order Jenkins does not keep. Also masks secrets for display.
+import { create } from 'xmlbuilder2';
+import type { XMLBuilder } from 'xmlbuilder2/lib/interfaces.js';
+
+/** Containers whose children Jenkins stores in its own order (descriptor order, sets). */
+const UNORDERED = new Set(['properties', 'triggers', 'traits', 'columns']);
+
+/** Elements whose text is a secret or a credential reference: masked in diffs. */
+const MASKED = new Set(['credentialsId', 'authToken']);
+
+interface Node {
+  name: string;
+  attributes: [string, string][];
+  text: string | undefined;
+  children: Node[];
+}
+
+/** The normalised form of a config.xml: pretty-printed with two spaces, comparable as a string. */
+export function normalizeXml(xml: string, options: { mask?: boolean } = {}): string {
+  const root = readTree(create(xml).root().node as unknown as Element);
+  const out = create({ version: '1.0', encoding: 'UTF-8' });
+  if (root) write(out, root, options.mask ?? false);
+  return `${out.end({ prettyPrint: true, indent: '  ' })}\n`;
+}
+
+/** The name of a config's root element and its class attribute, if any. */
+export function rootOf(xml: string): { name: string; className: string | undefined } {
+  const element = create(xml).root().node as unknown as Element;
+  return { name: element.nodeName, className: element.getAttribute('class') ?? undefined };
+}
+
+function readTree(element: Element): Node | undefined {
+  const children: Node[] = [];
+  let text = '';
+  for (const child of Array.from(element.childNodes)) {
+    if (child.nodeType === 1) {
+      const node = readTree(child as Element);
+      if (node) children.push(node);
+    } else if (child.nodeType === 3 || child.nodeType === 4) {
+      text += child.nodeValue ?? '';
+    }
+  }
+  const attributes = Array.from(element.attributes)
+    .filter((a) => a.name !== 'plugin')
+    .map((a): [string, string] => [a.name, a.value])
+    .sort(([a], [b]) => a.localeCompare(b));
+  if (UNORDERED.has(element.nodeName)) children.sort((a, b) => a.name.localeCompare(b.name));
+  // Whitespace alone is indentation, never a value Jenkins reads.
+  const leafText = children.length === 0 && text.trim() !== '' ? text : undefined;
+  if (children.length === 0 && attributes.length === 0 && leafText === undefined) return undefined;
+  return { name: element.nodeName, attributes, text: leafText, children };
+}
+
+function write(parent: XMLBuilder, node: Node, mask: boolean): void {
+  const element = parent.ele(node.name, Object.fromEntries(node.attributes));
+  if (node.text !== undefined) element.txt(mask && MASKED.has(node.name) ? '****' : node.text);
+  for (const child of node.children) write(element, child, mask);
+}
+
+/** Normalised configs that differ only in what Jenkins ignores are equal. */
+export function sameConfig(a: string, b: string): boolean {
+  return normalizeXml(a) === normalizeXml(b);
+}

@@ -1,0 +1,163 @@
+// The planner: compares the file's jobs and views with what Jenkins holds and decides, item by
+// item, create / update / unchanged / delete / refuse (jobs.md, "Ownership and sync"). It reads
+// the live configs (no local cache), so hand edits in Jenkins are seen.
+import type { JenkinsClient, LiveItem, LiveView } from './client.js';
+import type { Definitions, JobSpec } from './model.js';
+import { parentFolders } from './names.js';
+import { sameConfig } from './normalize.js';
+import { mapLimit } from './pool.js';
+import { markerSource, withMarker } from './source.js';
+import { CLASS, folderXml, jobXml, listViewXml } from './xml.js';
+
+export type Action = 'create' | 'update' | 'replace' | 'unchanged' | 'delete' | 'refuse';
+export type ItemKind = 'folder' | 'job' | 'view';
+
+export interface PlanItem {
+  kind: ItemKind;
+  name: string;
+  action: Action;
+  /** Why an item is refused or replaced. */
+  reason?: string;
+  /** The config to send (create, update, replace). */
+  xml?: string;
+  /** The live config (update), for the diff. */
+  live?: string;
+}
+
+export interface Plan {
+  sourceId: string;
+  items: PlanItem[];
+  /** Set when the plan would delete every job we own and --allow-empty was not given. */
+  emptyGuard?: string;
+}
+
+export interface PlanOptions {
+  sourceId: string;
+  adopt: boolean;
+  replace: boolean;
+  allowEmpty: boolean;
+  concurrency: number;
+}
+
+/** Items that change Jenkins when applied. */
+export function isChange(item: PlanItem): boolean {
+  return item.action !== 'unchanged' && item.action !== 'refuse';
+}
+
+/** The configs the file asks for, without any server: folders, jobs and views, in apply order. */
+export function desiredItems(definitions: Definitions, sourceId: string): PlanItem[] {
+  return [
+    ...definitions.folders.map((name): PlanItem => ({ kind: 'folder', name, action: 'create', xml: folderXml() })),
+    ...definitions.jobs.map((job): PlanItem => ({ kind: 'job', name: job.name, action: 'create', xml: jobXml(job, withMarker(job.description, sourceId)) })),
+    ...[...definitions.views].map(([name, jobs]): PlanItem => ({ kind: 'view', name, action: 'create', xml: listViewXml(name, jobs, withMarker('', sourceId)) })),
+  ];
+}
+
+export async function planSync(definitions: Definitions, client: JenkinsClient, options: PlanOptions): Promise<Plan> {
+  const [liveItems, liveViews] = await Promise.all([client.listItems(), client.listViews()]);
+  const live = new Map(liveItems.map((item) => [item.fullName, item]));
+  const ours = (description: string | null) => markerSource(description) === options.sourceId;
+
+  const folders = definitions.folders.flatMap((name): PlanItem[] => {
+    const item = live.get(name);
+    if (!item) return [{ kind: 'folder', name, action: 'create', xml: folderXml() }];
+    return item.isFolder ? [] : [{ kind: 'folder', name, action: 'refuse', reason: `${name} exists and is not a folder` }];
+  });
+  const refusedFolders = new Set(folders.filter((f) => f.action === 'refuse').map((f) => f.name));
+
+  const jobs = await mapLimit(definitions.jobs, options.concurrency, (job) =>
+    planJob(job, live.get(job.name), { ...options, refusedFolders, ours, client }),
+  );
+
+  const refusedJobs = new Set(jobs.filter((j) => j.action === 'refuse').map((j) => j.name));
+  const views = await planViews(definitions, liveViews, refusedJobs, { ...options, ours, client });
+
+  const wanted = new Set(definitions.jobs.map((job) => job.name));
+  const ownedJobs = liveItems.filter((item) => item.className !== CLASS.listView && ours(item.description));
+  const deletions = ownedJobs
+    .filter((item) => !wanted.has(item.fullName))
+    .map((item): PlanItem => ({ kind: 'job', name: item.fullName, action: 'delete' }));
+
+  const plan: Plan = { sourceId: options.sourceId, items: [...folders, ...jobs, ...views.keep, ...deletions, ...views.drop] };
+  if (!options.allowEmpty && ownedJobs.length > 0 && deletions.length === ownedJobs.length) {
+    plan.emptyGuard =
+      `this file would delete every job of source ${options.sourceId} (${ownedJobs.length}) and keep none; ` +
+      'if that is intended, pass --allow-empty';
+  }
+  return plan;
+}
+
+interface JobContext extends PlanOptions {
+  refusedFolders: Set<string>;
+  ours: (description: string | null) => boolean;
+  client: JenkinsClient;
+}
+
+async function planJob(job: JobSpec, item: LiveItem | undefined, context: JobContext): Promise<PlanItem> {
+  const xml = jobXml(job, withMarker(job.description, context.sourceId));
+  const base = { kind: 'job' as const, name: job.name, xml };
+  const blocked = parentFolders(job.name).find((folder) => context.refusedFolders.has(folder));
+  if (blocked) return { ...base, action: 'refuse', reason: `its folder ${blocked} exists and is not a folder` };
+  if (!item) return { ...base, action: 'create' };
+  if (!context.ours(item.description) && !context.adopt) return { ...base, action: 'refuse', reason: foreignReason(item.description) };
+  const wantedClass = CLASS[job.kind];
+  if (item.className !== wantedClass) {
+    if (!context.replace) {
+      return {
+        ...base,
+        action: 'refuse',
+        reason: `it is a ${shortClass(item.className)} and the file wants a ${job.kind} job; pass --replace to delete and recreate it (its build history is lost)`,
+      };
+    }
+    return { ...base, action: 'replace', reason: `replaces a ${shortClass(item.className)}; its build history is lost` };
+  }
+  const liveXml = await context.client.getJobConfig(job.name);
+  return sameConfig(liveXml, xml) ? { ...base, action: 'unchanged' } : { ...base, action: 'update', live: liveXml };
+}
+
+interface ViewContext extends PlanOptions {
+  ours: (description: string | null) => boolean;
+  client: JenkinsClient;
+}
+
+async function planViews(
+  definitions: Definitions,
+  liveViews: LiveView[],
+  refusedJobs: Set<string>,
+  context: ViewContext,
+): Promise<{ keep: PlanItem[]; drop: PlanItem[] }> {
+  const live = new Map(liveViews.map((view) => [view.name, view]));
+  const wanted = [...definitions.views]
+    .map(([name, jobs]) => [name, jobs.filter((job) => !refusedJobs.has(job))] as const)
+    .filter(([, jobs]) => jobs.length > 0);
+  const keep = await mapLimit(wanted, context.concurrency, async ([name, jobs]): Promise<PlanItem> => {
+    const xml = listViewXml(name, jobs, withMarker('', context.sourceId));
+    const view = live.get(name);
+    if (!view) return { kind: 'view', name, action: 'create', xml };
+    if (!context.ours(view.description) && !context.adopt) {
+      return { kind: 'view', name, action: 'refuse', xml, reason: foreignReason(view.description) };
+    }
+    if (view.className !== CLASS.listView) {
+      return { kind: 'view', name, action: 'refuse', xml, reason: `it is a ${shortClass(view.className)}, not a list view` };
+    }
+    const liveXml = await context.client.getViewConfig(name);
+    return sameConfig(liveXml, xml) ? { kind: 'view', name, action: 'unchanged', xml } : { kind: 'view', name, action: 'update', xml, live: liveXml };
+  });
+  // Our views that no job names any more are empty: they go (views we never made stay).
+  const kept = new Set(wanted.map(([name]) => name));
+  const drop = liveViews
+    .filter((view) => context.ours(view.description) && !kept.has(view.name))
+    .map((view): PlanItem => ({ kind: 'view', name: view.name, action: 'delete' }));
+  return { keep, drop };
+}
+
+function foreignReason(description: string | null): string {
+  const owner = markerSource(description);
+  return owner
+    ? `it is managed by another source (${owner}); pass --adopt to take it over`
+    : 'it exists and was not made by repoadmin; pass --adopt to take it over';
+}
+
+function shortClass(className: string): string {
+  return className.split('.').pop() || className || 'item of unknown type';
+}

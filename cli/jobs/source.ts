@@ -1,0 +1,63 @@
+// Ownership: the source id that names a definition file, and the marker every job and view we
+// write carries at the end of its description (jobs.md, "Ownership and sync").
+import { execFile } from 'node:child_process';
+import { dirname, relative, resolve } from 'node:path';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+
+const MARKER = /\n?<!-- managed by repoadmin; source: (.+?) -->\s*$/;
+
+/** The description written to Jenkins: the file's description, then the marker. */
+export function withMarker(description: string, sourceId: string): string {
+  const marker = `<!-- managed by repoadmin; source: ${sourceId} -->`;
+  return description === '' ? marker : `${description}\n${marker}`;
+}
+
+/** The source id in a live description, or undefined when no repoadmin marker is there. */
+export function markerSource(description: string | null | undefined): string | undefined {
+  return description ? MARKER.exec(description)?.[1] : undefined;
+}
+
+/**
+ * A repository address without scheme, user info or credentials, `.git` suffix or trailing slash,
+ * host in lower case and the `:` of scp-style addresses as `/`: https and ssh clones of one
+ * repository give the same id, and no credential ever reaches Jenkins.
+ */
+export function normalizeRemote(address: string): string {
+  const trimmed = address.trim();
+  const scp = /^(?:[^@/]+@)?([^:/]+):(?!\/\/)(.*)$/.exec(trimmed);
+  let host: string;
+  let path: string;
+  if (scp && !/^[a-z][a-z0-9+.-]*:\/\//i.test(trimmed)) {
+    [, host = '', path = ''] = scp;
+  } else {
+    const withoutScheme = trimmed.replace(/^[a-z][a-z0-9+.-]*:\/\//i, '');
+    const slash = withoutScheme.indexOf('/');
+    const authority = slash < 0 ? withoutScheme : withoutScheme.slice(0, slash);
+    host = authority.slice(authority.lastIndexOf('@') + 1);
+    path = slash < 0 ? '' : withoutScheme.slice(slash + 1);
+  }
+  const cleanPath = path.replace(/\/+$/, '').replace(/\.git$/, '').replace(/^\/+/, '');
+  const hostPart = host.toLowerCase();
+  return hostPart === '' ? `/${cleanPath}` : `${hostPart}/${cleanPath}`;
+}
+
+/** `<path in repository>@<normalised remote>` for a file read from a clone of `remote`. */
+export function gitSourceId(remote: string, pathInRepo: string): string {
+  return `${pathInRepo.replace(/\\/g, '/')}@${normalizeRemote(remote)}`;
+}
+
+/** The default source id of a local file: its git remote plus path, else its absolute path. */
+export async function localSourceId(file: string): Promise<string> {
+  const absolute = resolve(file);
+  const dir = dirname(absolute);
+  try {
+    const top = (await run('git', ['-C', dir, 'rev-parse', '--show-toplevel'])).stdout.trim();
+    const remote = (await run('git', ['-C', dir, 'remote', 'get-url', 'origin'])).stdout.trim();
+    if (top && remote) return gitSourceId(remote, relative(top, absolute));
+  } catch {
+    // Not in a git checkout, or no origin: the absolute path names the file.
+  }
+  return absolute;
+}
