@@ -1,5 +1,7 @@
 // What commands get from the outside world. Built lazily: a command pays only for what it uses.
 import type { Readable, Writable } from 'node:stream';
+import type { Api } from './api/client.js';
+import type { ConfigStore } from './config/store.js';
 
 export interface Io {
   /** Results: data for pipes and people. */
@@ -22,12 +24,32 @@ export interface Prompter {
   confirm(message: string, options?: { default?: boolean }): Promise<boolean>;
 }
 
+/** The global options of cli.md, set by main() before a command runs. */
+export interface Settings {
+  /** --url: the server (else REPOADMIN_URL, else the current login's). */
+  url?: string;
+  /** --token (else REPOADMIN_TOKEN). */
+  token?: string;
+  json: boolean;
+  /** false with --no-color; undefined leaves it to NO_COLOR, FORCE_COLOR and the terminal. */
+  color?: boolean;
+  quiet: boolean;
+  verbose: boolean;
+}
+
+export const DEFAULT_SETTINGS: Settings = { json: false, quiet: false, verbose: false };
+
 export interface Deps {
   io: Io;
   env: NodeJS.ProcessEnv;
   now: () => Date;
   /** Prompts on the terminal; only to be used when `canPrompt(deps)` holds. */
   prompter: Prompter;
+  settings: Settings;
+  /** The registry API at the server of `settings`, environment or config. Loaded on first call. */
+  api: Api;
+  /** Stored logins. Loaded on first call. */
+  config: ConfigStore;
 }
 
 /** Prompts only when stdin and stdout are a terminal and CI is not set (cli.md). */
@@ -71,16 +93,50 @@ function inquirerPrompter(io: Io): Prompter {
   };
 }
 
+/**
+ * An object whose every method loads `load()` first: the module behind it (ky, conf) is read
+ * only when a command calls it, so --version, --help and other commands never pay for it.
+ */
+export function deferred<T extends object>(load: () => Promise<T>): T {
+  let loaded: Promise<T> | undefined;
+  return new Proxy({} as T, {
+    get(_target, key) {
+      if (key === 'then') return undefined;
+      return async (...args: unknown[]) => {
+        const target = await (loaded ??= load());
+        const member = (target as Record<PropertyKey, unknown>)[key];
+        return (member as (...a: unknown[]) => unknown).apply(target, args);
+      };
+    },
+  });
+}
+
 export function createDeps(): Deps {
   const io = processIo();
+  const env = process.env;
+  const now = () => new Date();
   let prompter: Prompter | undefined;
+  const settings: Settings = { ...DEFAULT_SETTINGS };
+  const config = deferred(async () => (await import('./config/store.js')).fileConfig(env));
+  const api = deferred(async () =>
+    (await import('./api/client.js')).createApi({
+      settings,
+      env,
+      now,
+      config,
+      log: (line) => settings.verbose && io.err(`verbose: ${line}`),
+    }),
+  );
   return {
     io,
-    env: process.env,
-    now: () => new Date(),
+    env,
+    now,
     get prompter() {
       prompter ??= inquirerPrompter(io);
       return prompter;
     },
+    settings,
+    api,
+    config,
   };
 }

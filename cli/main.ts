@@ -11,26 +11,67 @@ export interface CommandGroup {
 /** Each top-level command, loaded only when it runs (or for the full help). */
 const GROUPS: Record<string, () => Promise<CommandGroup>> = {
   server: () => import('./commands/server/index.js'),
-  jobs: () => import('./commands/jobs/index.js'),
+  login: () => import('./commands/login/index.js'),
+  logout: () => import('./commands/logout/index.js'),
+  whoami: () => import('./commands/whoami/index.js'),
+  token: () => import('./commands/token/index.js'),
+  user: () => import('./commands/user/index.js'),
+  publish: () => import('./commands/publish/index.js'),
+  search: () => import('./commands/search/index.js'),
 };
 
+/** Global options that take a value, so that their value is not taken for the command's name. */
+const VALUE_OPTIONS = new Set(['--url', '--token']);
+
 function firstOperand(args: string[]): string | undefined {
-  return args.find((a) => !a.startsWith('-'));
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (VALUE_OPTIONS.has(arg)) i++;
+    else if (!arg.startsWith('-')) return arg;
+  }
+  return undefined;
 }
 
 export async function main(argv: string[], deps: Deps): Promise<number> {
   const args = argv.slice(2);
   const program = new Command('repoadmin')
     .description('A build-pipeline version registry: server, publishing, search and Jenkins jobs.')
-    .version(VERSION, '--version', 'print the version')
+    .usage('<command> [options]')
     .helpOption('-h, --help', 'show help')
+    .option('--url <url>', 'registry server address (env: REPOADMIN_URL)')
+    .option('--token <token>', 'bearer token to send (env: REPOADMIN_TOKEN)')
+    .option('--json', 'print the API answer as JSON')
+    .option('--no-color', 'no colour, even on a terminal')
+    .option('--quiet', 'print results only, no messages')
+    .option('--verbose', 'log each request to stderr (tokens masked)')
+    .addHelpText(
+      'after',
+      '\nExamples:\n' +
+        '  repoadmin login --url http://localhost:9090\n' +
+        '  repoadmin publish --group com.acme --artifact app --version 1.2.3 --latest\n' +
+        '  V=$(repoadmin search --group com.acme --artifact app --branch main --latest --field version)',
+    )
+    .showHelpAfterError('(run with --help for usage)')
     .exitOverride()
     .configureOutput({
       writeOut: (s) => deps.io.out(s.replace(/\n$/, '')),
       writeErr: (s) => deps.io.err(s.replace(/\n$/, '')),
+    })
+    .hook('preAction', (_program, command) => {
+      const options = command.optsWithGlobals<{ url?: string; token?: string; json?: boolean; color?: boolean; quiet?: boolean; verbose?: boolean }>();
+      Object.assign(deps.settings, {
+        url: options.url,
+        token: options.token,
+        json: Boolean(options.json),
+        color: options.color === false ? false : undefined,
+        quiet: Boolean(options.quiet),
+        verbose: Boolean(options.verbose),
+      });
     });
 
   const wanted = firstOperand(args);
+  // Only without a command: `publish --version 1.2.3` is the record's version, not ours.
+  if (!wanted) program.version(VERSION, '--version', 'print the version');
   const names = wanted && GROUPS[wanted] ? [wanted] : Object.keys(GROUPS);
   for (const name of names) (await GROUPS[name]!()).register(program, deps);
 
@@ -51,7 +92,12 @@ function exitCodeFor(error: unknown, deps: Deps): number {
   if (isAppError(error)) {
     // An error without a message only carries an exit code (`jobs diff`: 6, changes pending).
     if (error.message) deps.io.err(`error: ${error.message}`);
+    for (const field of error.details.errors ?? []) deps.io.err(`  ${field.path}: ${field.message}`);
     return EXIT_CODE[error.code];
+  }
+  if (error instanceof Error && error.name === 'ExitPromptError') {
+    deps.io.err('error: cancelled');
+    return 1;
   }
   const message = error instanceof Error ? error.message : String(error);
   deps.io.err(`error: ${message}`);

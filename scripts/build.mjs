@@ -6,9 +6,26 @@ import { existsSync } from 'node:fs';
 const root = new URL('..', import.meta.url);
 const pkg = JSON.parse(await readFile(new URL('package.json', root), 'utf8'));
 
+// The CLI's own packages are bundled, so a pipeline step reads a few files instead of resolving
+// hundreds; everything else (the server's packages, native and wasm ones) stays external.
+const BUNDLED = new Set(['commander', 'ky', 'chalk', 'cli-table3', 'conf', '@inquirer/prompts']);
+const cliPackagesOnly = {
+  name: 'cli-packages-only',
+  setup(b) {
+    b.onResolve({ filter: /^[^./]/ }, (args) => {
+      if (args.path.startsWith('node:') || args.importer.includes('/node_modules/')) return undefined;
+      const name = args.path.split('/').slice(0, args.path.startsWith('@') ? 2 : 1).join('/');
+      return BUNDLED.has(name) ? undefined : { path: args.path, external: true };
+    });
+  },
+};
+
 await rm(new URL('dist', root), { recursive: true, force: true });
 await build({
   entryPoints: { repoadmin: 'bin/repoadmin.ts' },
+  plugins: [cliPackagesOnly],
+  // Bundled CommonJS packages (commander, ajv) require Node's built-ins.
+  banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
   absWorkingDir: root.pathname,
   outdir: 'dist',
   bundle: true,
@@ -16,7 +33,6 @@ await build({
   format: 'esm',
   platform: 'node',
   target: 'node20',
-  packages: 'external',
   sourcemap: 'linked',
   chunkNames: 'chunks/[name]-[hash]',
   define: { __REPOADMIN_VERSION__: JSON.stringify(pkg.version) },

@@ -1,0 +1,112 @@
+// The typed registry API (api.md) at the server this run talks to, with the credentials of cli.md.
+import type { TokenRequest, TokenResponse } from '../../common/schemas/auth.js';
+import type { PublishResult, SearchRequest, SearchResult, SortField, VersionRecord } from '../../common/schemas/repositories.js';
+import type { Me, UserCreateRequest, UserList, UserResult } from '../../common/schemas/users.js';
+import type { ConfigStore } from '../config/store.js';
+import type { Settings } from '../deps.js';
+import { createHttp, DEFAULT_TIMEOUT_MS, type Http, type HttpRequest } from './http.js';
+import { resolveCredentials, resolveUrl, storedToken, whyRejected, type Credentials } from './session.js';
+
+export type { Credentials } from './session.js';
+
+export interface SearchPaging {
+  page?: number;
+  size?: number;
+  sortField?: SortField | string;
+  sortDirection?: 'ASC' | 'DESC';
+}
+
+export interface Api {
+  /** The server this run talks to: --url, else REPOADMIN_URL, else the current login's. */
+  serverUrl(): Promise<string>;
+  /** The token to send and where it came from; logs in on the fly with REPOADMIN_USERNAME/PASSWORD. */
+  credentials(): Promise<Credentials>;
+  /** `POST /v1/authentication/generate-token`, at `url` when given (login), else at serverUrl(). */
+  generateToken(body: TokenRequest, url?: string): Promise<TokenResponse>;
+  me(): Promise<Me>;
+  listUsers(): Promise<UserList>;
+  createUser(body: UserCreateRequest): Promise<UserResult>;
+  changePassword(userId: string, password: string): Promise<UserResult>;
+  deleteUser(userId: string): Promise<void>;
+  publish(record: VersionRecord): Promise<PublishResult>;
+  search(filters: SearchRequest, paging?: SearchPaging): Promise<SearchResult>;
+}
+
+export interface ApiContext {
+  settings: Settings;
+  env: NodeJS.ProcessEnv;
+  now: () => Date;
+  config: ConfigStore;
+  /** Where --verbose lines go. */
+  log?: (line: string) => void;
+  /** For tests: the first backoff delay. */
+  retryDelayMs?: number;
+}
+
+export function createApi(context: ApiContext): Api {
+  const timeoutSeconds = Number(context.env.REPOADMIN_TIMEOUT);
+  const timeoutMs = timeoutSeconds > 0 ? timeoutSeconds * 1000 : DEFAULT_TIMEOUT_MS;
+  const clients = new Map<string, Http>();
+  const http = (baseUrl: string): Http => {
+    let client = clients.get(baseUrl);
+    if (!client) {
+      client = createHttp({ baseUrl, timeoutMs, log: context.log, retryDelayMs: context.retryDelayMs });
+      clients.set(baseUrl, client);
+    }
+    return client;
+  };
+
+  let url: Promise<string> | undefined;
+  const serverUrl = () => (url ??= resolveUrl(context));
+  const generateToken = async (body: TokenRequest, at?: string) =>
+    http(at ?? (await serverUrl()))<TokenResponse>({ method: 'POST', path: 'v1/authentication/generate-token', json: body });
+
+  let credentials: Promise<Credentials> | undefined;
+  const getCredentials = () =>
+    (credentials ??= serverUrl().then((server) => resolveCredentials(context, server, (body) => generateToken(body, server))));
+
+  /** A call that needs a token. */
+  const authenticated = async <T>(request: HttpRequest): Promise<T> => {
+    const server = await serverUrl();
+    const creds = await getCredentials();
+    try {
+      return await http(server)<T>({ ...request, token: creds.token });
+    } catch (error) {
+      throw whyRejected(error, creds, server);
+    }
+  };
+
+  /** A public call: sends a token when one is at hand, logs in only when the server asks for one. */
+  const publicCall = async <T>(request: HttpRequest): Promise<T> => {
+    const server = await serverUrl();
+    const token = await storedToken(context, server);
+    try {
+      return await http(server)<T>({ ...request, token });
+    } catch (error) {
+      if (token || (error as { code?: string }).code !== 'unauthorized') throw error;
+      return authenticated(request);
+    }
+  };
+
+  return {
+    serverUrl,
+    credentials: getCredentials,
+    generateToken,
+    me: () => authenticated({ method: 'GET', path: 'v1/users/me', idempotent: true }),
+    listUsers: () => authenticated({ method: 'GET', path: 'v1/users', idempotent: true }),
+    createUser: (body) => authenticated({ method: 'POST', path: 'v1/users', json: body }),
+    changePassword: (userId, password) =>
+      authenticated({ method: 'PUT', path: `v1/users/${encodeURIComponent(userId)}/password`, json: { password } }),
+    deleteUser: (userId) => authenticated({ method: 'DELETE', path: `v1/users/${encodeURIComponent(userId)}` }),
+    // Idempotent by its coordinates (api.md): a retry replaces the record with the same body.
+    publish: (record) => authenticated({ method: 'POST', path: 'v1/repositories', json: record, idempotent: true }),
+    search: (filters, paging = {}) =>
+      publicCall({
+        method: 'POST',
+        path: 'v1/repositories/search',
+        json: filters,
+        searchParams: { ...paging },
+        idempotent: true,
+      }),
+  };
+}

@@ -1,0 +1,167 @@
+// HTTP over ky: timeout, retries for idempotent calls, the server's error body back into AppError.
+import ky, { HTTPError, TimeoutError, type Options } from 'ky';
+import { AppError, codeForStatus, isErrorCode, type ErrorCode, type FieldError } from '../../common/errors.js';
+
+export const DEFAULT_TIMEOUT_MS = 30_000;
+/** A 429 or 503 asking us to wait longer than this fails at once instead. */
+const MAX_RETRY_AFTER_MS = 10_000;
+
+export interface HttpOptions {
+  /** The server, e.g. `http://localhost:9090`. */
+  baseUrl: string;
+  timeoutMs?: number;
+  /** Attempts after the first one, for idempotent calls. */
+  retries?: number;
+  /** First backoff delay; doubled on each retry. */
+  retryDelayMs?: number;
+  /** `--verbose` lines (tokens masked, bodies never logged). */
+  log?: (line: string) => void;
+}
+
+export interface HttpRequest {
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  /** Below the base address, e.g. `v1/users`. */
+  path: string;
+  json?: unknown;
+  searchParams?: Record<string, string | number | undefined>;
+  token?: string;
+  /** Safe to send again: retried on connection errors and 502/503/504. */
+  idempotent?: boolean;
+}
+
+export type Http = <T>(request: HttpRequest) => Promise<T>;
+
+/** `eyJhbGciOi…(312 chars)`: enough to tell tokens apart, not enough to use one. */
+export function maskToken(token: string): string {
+  return `${token.slice(0, 6)}…(${token.length} chars)`;
+}
+
+export function createHttp(options: HttpOptions): Http {
+  const log = options.log;
+  const timeout = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const baseDelay = options.retryDelayMs ?? 300;
+  const started = new WeakMap<Request, number>();
+  const client = ky.create({
+    prefixUrl: options.baseUrl,
+    timeout,
+    throwHttpErrors: true,
+    hooks: {
+      beforeRequest: [
+        (request) => {
+          started.set(request, performance.now());
+          if (!log) return;
+          const auth = request.headers.get('authorization');
+          log(`> ${request.method} ${request.url}${auth ? ` (Authorization: Bearer ${maskToken(auth.replace(/^Bearer /i, ''))})` : ''}`);
+        },
+      ],
+      beforeRetry: [
+        ({ request, error, retryCount }) => {
+          log?.(`retrying ${request.method} ${request.url} (attempt ${retryCount + 1}) after: ${describe(error)}`);
+        },
+      ],
+      afterResponse: [
+        (request, _options, response) => {
+          if (!log) return;
+          const ms = performance.now() - (started.get(request) ?? performance.now());
+          const id = response.headers.get('x-request-id');
+          log(`< ${response.status} ${request.method} ${request.url} in ${ms.toFixed(0)} ms${id ? ` (request id ${id})` : ''}`);
+        },
+      ],
+    },
+  });
+
+  return async <T>(request: HttpRequest): Promise<T> => {
+    const retry: Options['retry'] = request.idempotent
+      ? {
+          limit: options.retries ?? 2,
+          methods: ['get', 'post', 'put', 'delete'],
+          statusCodes: [429, 502, 503, 504],
+          afterStatusCodes: [429, 503],
+          maxRetryAfter: MAX_RETRY_AFTER_MS,
+          delay: (attempt) => baseDelay * 2 ** (attempt - 1),
+          shouldRetry: ({ error }) => (tooLongToWait(error) ? false : undefined),
+        }
+      : 0;
+    const searchParams = Object.fromEntries(
+      Object.entries(request.searchParams ?? {}).filter((entry): entry is [string, string | number] => entry[1] !== undefined),
+    );
+    try {
+      const response = await client(request.path, {
+        method: request.method,
+        json: request.json,
+        searchParams,
+        retry,
+        headers: request.token ? { authorization: `Bearer ${request.token}` } : undefined,
+      });
+      if (response.status === 204) return undefined as T;
+      return (await response.json()) as T;
+    } catch (error) {
+      throw await toAppError(error, options.baseUrl, timeout);
+    }
+  };
+}
+
+function tooLongToWait(error: Error): boolean {
+  if (!(error instanceof HTTPError)) return false;
+  const seconds = Number(error.response.headers.get('retry-after'));
+  return Number.isFinite(seconds) && seconds * 1000 > MAX_RETRY_AFTER_MS;
+}
+
+function describe(error: unknown): string {
+  if (error instanceof HTTPError) return `${error.response.status} ${error.response.statusText}`.trim();
+  const code = networkCode(error);
+  return code ?? (error instanceof Error ? error.message : String(error));
+}
+
+function networkCode(error: unknown): string | undefined {
+  const cause = (error as { cause?: { code?: unknown; errors?: { code?: unknown }[] } } | undefined)?.cause;
+  if (typeof cause?.code === 'string') return cause.code;
+  // Node reports a refused connection to both IPv4 and IPv6 localhost as an AggregateError.
+  const inner = cause?.errors?.find((e) => typeof e.code === 'string');
+  return typeof inner?.code === 'string' ? inner.code : undefined;
+}
+
+const NETWORK_REASONS: Record<string, string> = {
+  ECONNREFUSED: 'connection refused',
+  ENOTFOUND: 'host not found',
+  EAI_AGAIN: 'host name lookup failed',
+  ECONNRESET: 'connection reset',
+  EHOSTUNREACH: 'host unreachable',
+  ENETUNREACH: 'network unreachable',
+  ETIMEDOUT: 'connection timed out',
+  UND_ERR_SOCKET: 'connection closed',
+};
+
+/** Any failure of a call as the AppError that main() turns into an exit code. */
+export async function toAppError(error: unknown, baseUrl: string, timeoutMs: number): Promise<AppError> {
+  if (error instanceof AppError) return error;
+  if (error instanceof HTTPError) return fromResponse(error.response);
+  if (error instanceof TimeoutError) {
+    return new AppError('unreachable', `no answer from ${baseUrl} within ${timeoutMs / 1000} s. Is the server overloaded? Set REPOADMIN_TIMEOUT (seconds) to wait longer`);
+  }
+  const code = networkCode(error);
+  if (code === 'ECONNREFUSED') {
+    return new AppError('unreachable', `cannot reach ${baseUrl} (connection refused). Is the server running? Start one with: repoadmin server`);
+  }
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
+    return new AppError('unreachable', `cannot reach ${baseUrl} (${NETWORK_REASONS[code]}). Check --url or REPOADMIN_URL`);
+  }
+  if (code) return new AppError('unreachable', `cannot reach ${baseUrl} (${NETWORK_REASONS[code] ?? code})`, { cause: error });
+  const message = error instanceof Error ? error.message : String(error);
+  return new AppError('unreachable', `cannot reach ${baseUrl} (${message})`, { cause: error });
+}
+
+/** The server's error body (api.md) as an AppError; a body we cannot read falls back on the status. */
+export async function fromResponse(response: Response): Promise<AppError> {
+  const body: unknown = await response.json().catch(() => undefined);
+  const message = (body as { _message?: { code?: unknown; message?: unknown } } | undefined)?._message;
+  const retryAfter = Number(response.headers.get('retry-after')) || undefined;
+  if (message && isErrorCode(message.code) && typeof message.message === 'string') {
+    const errors = (body as { errors?: FieldError[] }).errors;
+    const code: ErrorCode = message.code;
+    const text = code === 'rate_limited' && retryAfter ? `${message.message} (try again in ${retryAfter} s)` : message.message;
+    return new AppError(code, text, { errors, retryAfter });
+  }
+  const status = `${response.status} ${response.statusText}`.trim();
+  return new AppError(codeForStatus(response.status), `the server answered ${status} (${response.url})`, { retryAfter });
+}

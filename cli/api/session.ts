@@ -1,0 +1,124 @@
+// Which server and which token (cli.md, "Credentials and configuration"): flag, then environment,
+// then the config file; a stored token only ever goes to the server that issued it.
+import { AppError } from '../../common/errors.js';
+import type { TokenRequest, TokenResponse } from '../../common/schemas/auth.js';
+import { normalizeUrl } from '../config/url.js';
+import type { ApiContext } from './client.js';
+import { maskToken } from './http.js';
+
+export type TokenSource = 'flag' | 'env' | 'login' | 'config';
+
+export interface Credentials {
+  token: string;
+  source: TokenSource;
+  username?: string;
+  userId?: string;
+  /** ISO 8601, when known. */
+  expiresAt?: string;
+  /** Known when the token came from a login on the fly. */
+  projectName?: string | null;
+  mustChangePassword?: boolean;
+}
+
+const NOT_LOGGED_IN_HINT = 'run repoadmin login, or set REPOADMIN_TOKEN (or REPOADMIN_USERNAME and REPOADMIN_PASSWORD)';
+
+export async function resolveUrl(context: Pick<ApiContext, 'settings' | 'env' | 'config'>): Promise<string> {
+  if (context.settings.url) return normalizeUrl(context.settings.url, '--url');
+  if (context.env.REPOADMIN_URL) return normalizeUrl(context.env.REPOADMIN_URL, 'REPOADMIN_URL');
+  const current = await context.config.current();
+  if (current) return current.url;
+  throw new AppError('usage', 'no server given: pass --url, set REPOADMIN_URL, or run repoadmin login');
+}
+
+/** What the token says about itself (not verified: the server does that). */
+export function tokenClaims(token: string): { sub?: string; uid?: string; exp?: number } {
+  try {
+    const payload = token.split('.')[1] ?? '';
+    return JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { sub?: string; uid?: string; exp?: number };
+  } catch {
+    return {};
+  }
+}
+
+function fromToken(token: string, source: TokenSource): Credentials {
+  const claims = tokenClaims(token);
+  return {
+    token,
+    source,
+    username: claims.sub,
+    userId: claims.uid,
+    expiresAt: typeof claims.exp === 'number' ? new Date(claims.exp * 1000).toISOString() : undefined,
+  };
+}
+
+function envCredentials(env: NodeJS.ProcessEnv): TokenRequest | undefined {
+  const { REPOADMIN_USERNAME: username, REPOADMIN_PASSWORD: password } = env;
+  return username && password ? { username, password } : undefined;
+}
+
+/** A token that needs no network call: flag, environment, or a stored one that has not expired. */
+export async function storedToken(context: Pick<ApiContext, 'settings' | 'env' | 'config' | 'now'>, server: string): Promise<string | undefined> {
+  if (context.settings.token) return context.settings.token;
+  if (context.env.REPOADMIN_TOKEN) return context.env.REPOADMIN_TOKEN;
+  if (envCredentials(context.env)) return undefined;
+  const stored = await context.config.get(server);
+  return stored && Date.parse(stored.expiresAt) > context.now().getTime() ? stored.token : undefined;
+}
+
+export async function resolveCredentials(
+  context: ApiContext,
+  server: string,
+  login: (body: TokenRequest) => Promise<TokenResponse>,
+): Promise<Credentials> {
+  const log = context.log ?? (() => {});
+  if (context.settings.token) {
+    log(`using the token of --token (${maskToken(context.settings.token)})`);
+    return fromToken(context.settings.token, 'flag');
+  }
+  if (context.env.REPOADMIN_TOKEN) {
+    log(`using the token of REPOADMIN_TOKEN (${maskToken(context.env.REPOADMIN_TOKEN)})`);
+    return fromToken(context.env.REPOADMIN_TOKEN, 'env');
+  }
+  const fromEnv = envCredentials(context.env);
+  if (fromEnv) {
+    log(`logging in to ${server} as ${fromEnv.username} (REPOADMIN_USERNAME and REPOADMIN_PASSWORD)`);
+    let answer: TokenResponse;
+    try {
+      answer = await login(fromEnv);
+    } catch (error) {
+      if (error instanceof AppError && error.code === 'unauthorized') {
+        throw new AppError('unauthorized', `${error.message}: check REPOADMIN_USERNAME and REPOADMIN_PASSWORD`);
+      }
+      throw error;
+    }
+    return {
+      token: answer.token,
+      source: 'login',
+      username: answer.username,
+      userId: answer.userId,
+      expiresAt: answer.expiresAt,
+      projectName: answer.projectName,
+      mustChangePassword: answer.mustChangePassword,
+    };
+  }
+  const stored = await context.config.get(server);
+  if (!stored) throw new AppError('unauthorized', `not logged in to ${server}: ${NOT_LOGGED_IN_HINT}`);
+  if (Date.parse(stored.expiresAt) <= context.now().getTime()) {
+    throw new AppError('unauthorized', 'your session expired: run repoadmin login');
+  }
+  log(`using the stored login of ${stored.username} at ${server} (${maskToken(stored.token)})`);
+  return { token: stored.token, source: 'config', username: stored.username, userId: stored.userId, expiresAt: stored.expiresAt };
+}
+
+/** A 401 says what to do next, which depends on where the token came from. */
+export function whyRejected(error: unknown, creds: Credentials, server: string): unknown {
+  if (!(error instanceof AppError) || error.code !== 'unauthorized') return error;
+  const next: Record<TokenSource, string> = {
+    flag: 'check --token',
+    env: 'check REPOADMIN_TOKEN',
+    login: 'check REPOADMIN_USERNAME and REPOADMIN_PASSWORD',
+    config: 'run repoadmin login',
+  };
+  const what = creds.source === 'config' ? `your session on ${server} is no longer valid` : `${server} rejected the token`;
+  return new AppError('unauthorized', `${what} (${error.message}): ${next[creds.source]}`);
+}

@@ -1,0 +1,76 @@
+// `repoadmin login`: exchanges user name and password for a token and stores it for that server.
+import { Command } from 'commander';
+import { AppError } from '../../../common/errors.js';
+import { normalizeUrl } from '../../config/url.js';
+import { canPrompt, type Deps } from '../../deps.js';
+import type { Report } from '../../output/index.js';
+import { action, example, passwordFromStdin, valueOrAsk } from '../support.js';
+
+export interface LoginOptions {
+  username?: string;
+  passwordStdin: boolean;
+}
+
+export const DEFAULT_SERVER = 'http://localhost:9090';
+
+export function loginCommand(deps: Deps, run = runLogin): Command {
+  return new Command('login')
+    .summary('log in to a server and store the token')
+    .description(
+      'Log in to a registry server and store the token in the config file (mode 0600).\n' +
+        'The server comes from --url, REPOADMIN_URL or the current login; the user name from\n' +
+        '--username or REPOADMIN_USERNAME; the password from standard input (--password-stdin),\n' +
+        'REPOADMIN_PASSWORD, or a prompt on a terminal.',
+    )
+    .usage('[--url URL] [--username U] [--password-stdin]')
+    .option('--username <name>', 'user name (env: REPOADMIN_USERNAME)')
+    .option('--password-stdin', 'read the password from standard input')
+    .addHelpText('after', example('repoadmin login --url http://localhost:9090 --username admin', 'printf %s "$PASSWORD" | repoadmin login --username ci --password-stdin'))
+    .action(
+      action<{ username?: string; passwordStdin?: boolean }, LoginOptions>(
+        deps,
+        (flags) => ({ username: flags.username, passwordStdin: Boolean(flags.passwordStdin) }),
+        run,
+      ),
+    );
+}
+
+export async function runLogin(opts: LoginOptions, deps: Pick<Deps, 'io' | 'env' | 'prompter' | 'settings' | 'api' | 'config'>): Promise<Report> {
+  const given = deps.settings.url ?? deps.env.REPOADMIN_URL;
+  const current = await deps.config.current();
+  const url = normalizeUrl(
+    await valueOrAsk(deps, {
+      value: given ?? (canPrompt(deps) ? undefined : current?.url),
+      question: 'Server:',
+      supply: '--url or REPOADMIN_URL',
+      default: current?.url ?? DEFAULT_SERVER,
+    }),
+    given ? '--url' : 'server',
+  );
+  const stored = await deps.config.get(url);
+  const username = await valueOrAsk(deps, {
+    value: opts.username ?? deps.env.REPOADMIN_USERNAME,
+    question: 'User name:',
+    supply: '--username or REPOADMIN_USERNAME',
+    default: stored?.username,
+  });
+  const password = await loginPassword(opts, deps, username);
+  const answer = await deps.api.generateToken({ username, password }, url);
+  await deps.config.save({ url, username: answer.username, userId: answer.userId, token: answer.token, expiresAt: answer.expiresAt });
+
+  const project = answer.projectName ? `, project ${answer.projectName}` : '';
+  const notes = [`Logged in to ${url} as ${answer.username} (${answer.role}${project}); the token is valid until ${answer.expiresAt}.`];
+  if (answer.mustChangePassword) {
+    notes.push(`The password of ${answer.username} must be changed before anything else works: run repoadmin user passwd`);
+  }
+  return { json: { url, username: answer.username }, notes };
+}
+
+async function loginPassword(opts: LoginOptions, deps: Pick<Deps, 'io' | 'env' | 'prompter'>, username: string): Promise<string> {
+  if (opts.passwordStdin) return passwordFromStdin(deps);
+  if (deps.env.REPOADMIN_PASSWORD) return deps.env.REPOADMIN_PASSWORD;
+  if (!canPrompt(deps)) throw new AppError('usage', 'missing the password: pass it on standard input with --password-stdin, or set REPOADMIN_PASSWORD');
+  const password = await deps.prompter.password(`Password for ${username}:`);
+  if (!password) throw new AppError('usage', 'the password must not be empty');
+  return password;
+}

@@ -1,0 +1,131 @@
+// `repoadmin publish`: stores a version record, filling branch, address and project from the pipeline.
+import { readFile } from 'node:fs/promises';
+import { Command } from 'commander';
+import { formatCreationDate, parseCreationDate } from '../../../common/dates.js';
+import { AppError } from '../../../common/errors.js';
+import type { VersionRecord } from '../../../common/schemas/repositories.js';
+import type { Deps } from '../../deps.js';
+import type { Report } from '../../output/index.js';
+import { action, example } from '../support.js';
+import { branchFromEnv, repositoryUrlFromEnv, withoutUserInfo } from './environment.js';
+
+export interface PublishOptions {
+  group?: string;
+  artifact?: string;
+  version?: string;
+  project?: string;
+  branch?: string;
+  repositoryUrl?: string;
+  type?: string;
+  latest: boolean;
+  date?: string;
+  description?: string;
+  descriptionFile?: string;
+  /** A record (JSON) the flags complete or override. */
+  file?: string;
+}
+
+export function publishCommand(deps: Deps, run = runPublish): Command {
+  return new Command('publish')
+    .summary('publish a version record')
+    .description(
+      'Publish a version. Branch, repository address and project come from the build server when not given:\n' +
+        'branch from BRANCH_NAME, GIT_BRANCH, CI_COMMIT_REF_NAME or GITHUB_REF_NAME; address from GIT_URL,\n' +
+        'CI_PROJECT_URL or GITHUB_SERVER_URL/GITHUB_REPOSITORY; project from the logged-in user.\n' +
+        'Publishing the same coordinates again replaces the record. Prints the record uid.',
+    )
+    .usage('--group G --artifact A --version V [--project P] [--branch B] [--repository-url U] [--type T] [--latest] [--date ISO] [--description TEXT | --description-file FILE] [--file record.json]')
+    .option('--group <groupId>', 'group id, e.g. com.acme')
+    .option('--artifact <artifactId>', 'artifact id')
+    .option('--version <version>', 'version')
+    .option('--project <name>', 'project (default: the logged-in user\'s)')
+    .option('--branch <branch>', 'branch (default: from the build server)')
+    .option('--repository-url <url>', 'source repository address (default: from the build server)')
+    .option('--type <type>', 'kind of artifact (server default: LIBRARY)')
+    .option('--latest', 'make this the latest version of its project, artifact and branch')
+    .option('--date <iso>', 'creation date with an offset (default: now)')
+    .option('--description <text>', 'description (Markdown)')
+    .option('--description-file <file>', 'read the description from a file (- for standard input)')
+    .option('--file <record.json>', 'a version record in JSON; flags override its fields')
+    .addHelpText('after', example('repoadmin publish --group com.acme --artifact app --version 1.2.3 --latest', 'REPOADMIN_URL=https://registry.example.com REPOADMIN_TOKEN=$TOKEN BRANCH_NAME=main repoadmin publish --group com.acme --artifact app --version "$VERSION"'))
+    .action(action<PublishOptions, PublishOptions>(deps, (flags) => ({ ...flags, latest: Boolean(flags.latest) }), run));
+}
+
+async function readRecordFile(path: string): Promise<Partial<VersionRecord>> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    throw new AppError('usage', `--file: cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+  }
+  try {
+    const parsed: unknown = JSON.parse(text);
+    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('not an object');
+    return parsed as Partial<VersionRecord>;
+  } catch (error) {
+    throw new AppError('usage', `--file: ${path} is not a JSON object (${(error as Error).message})`);
+  }
+}
+
+async function description(opts: PublishOptions, deps: Pick<Deps, 'io'>): Promise<string | undefined> {
+  if (opts.description !== undefined && opts.descriptionFile !== undefined) {
+    throw new AppError('usage', 'pass either --description or --description-file, not both');
+  }
+  if (opts.descriptionFile === undefined) return opts.description;
+  if (opts.descriptionFile === '-') return deps.io.readStdin();
+  try {
+    return await readFile(opts.descriptionFile, 'utf8');
+  } catch (error) {
+    throw new AppError('usage', `--description-file: cannot read ${opts.descriptionFile} (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+  }
+}
+
+function required(value: string | undefined, supply: string): string {
+  if (!value) throw new AppError('usage', `missing ${supply}`);
+  return value;
+}
+
+export async function runPublish(opts: PublishOptions, deps: Pick<Deps, 'io' | 'env' | 'now' | 'api'>): Promise<Report> {
+  const base = opts.file ? await readRecordFile(opts.file) : {};
+  const artifact = {
+    groupId: required(opts.group ?? base.artifact?.groupId, '--group'),
+    artifactId: required(opts.artifact ?? base.artifact?.artifactId, '--artifact'),
+    version: required(opts.version ?? base.artifact?.version, '--version'),
+  };
+  const branch = required(
+    opts.branch ?? base.branch ?? branchFromEnv(deps.env)?.value,
+    '--branch (or BRANCH_NAME, GIT_BRANCH, CI_COMMIT_REF_NAME, GITHUB_REF_NAME)',
+  );
+  if (opts.date !== undefined && !parseCreationDate(opts.date)) {
+    throw new AppError('usage', `--date must be an ISO 8601 date-time with an offset, e.g. 2019-03-02T20:30:35.420+0000, not "${opts.date}"`);
+  }
+  const address = opts.repositoryUrl ?? base.repositoryUrl ?? repositoryUrlFromEnv(deps.env);
+  const projectName = opts.project ?? base.projectName ?? (await projectOfUser(deps));
+  const record: VersionRecord = {
+    ...base,
+    projectName,
+    branch,
+    artifact,
+    repositoryUrl: address ? withoutUserInfo(address) : undefined,
+    creationDate: opts.date ?? base.creationDate ?? formatCreationDate(deps.now()),
+    type: opts.type ?? base.type,
+    latestVersion: opts.latest || base.latestVersion || undefined,
+    description: (await description(opts, deps)) ?? base.description,
+  };
+  const answer = await deps.api.publish(record);
+  const coordinates = `${artifact.groupId}:${artifact.artifactId}:${artifact.version}`;
+  const latest = record.latestVersion ? ', marked latest' : '';
+  return {
+    json: answer,
+    lines: [answer.uid],
+    notes: [`${answer.created ? 'Created' : 'Updated'} ${coordinates} (project ${projectName}, branch ${branch}${latest}).`],
+  };
+}
+
+/** The project of the token's user: known from a login on the fly, else `GET /v1/users/me`. */
+async function projectOfUser(deps: Pick<Deps, 'api'>): Promise<string> {
+  const creds = await deps.api.credentials();
+  const projectName = creds.projectName !== undefined ? creds.projectName : (await deps.api.me()).projectName;
+  if (!projectName) throw new AppError('usage', 'missing --project: an administrator has no project of its own');
+  return projectName;
+}

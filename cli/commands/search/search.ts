@@ -1,0 +1,150 @@
+// `repoadmin search`: finds version records; `--latest --field version` is made for scripts.
+import { Command } from 'commander';
+import { AppError } from '../../../common/errors.js';
+import type { SearchRequest, SearchResult, VersionInformation } from '../../../common/schemas/repositories.js';
+import type { SearchPaging } from '../../api/client.js';
+import type { Deps } from '../../deps.js';
+import type { Report } from '../../output/index.js';
+import { action, example, wholeNumber } from '../support.js';
+
+/** The fields `--field` can print: those of one record of the answer. */
+export const FIELDS = [
+  'uid', 'projectName', 'branch', 'groupId', 'artifactId', 'version', 'repositoryUrl', 'creationDate', 'type', 'latestVersion', 'description',
+] as const;
+export type Field = (typeof FIELDS)[number];
+
+/** The server's largest page: what `--all` asks for. */
+const ALL_PAGE_SIZE = 100;
+
+export interface SearchOptions {
+  filters: SearchRequest;
+  latest: boolean;
+  paging: SearchPaging;
+  all: boolean;
+  field?: Field;
+}
+
+interface SearchFlags {
+  group?: string;
+  artifact?: string;
+  version?: string;
+  project?: string;
+  branch?: string;
+  type?: string;
+  latest?: boolean;
+  page?: string;
+  size?: string;
+  sort?: string;
+  all?: boolean;
+  field?: string;
+}
+
+export function parseSearchFlags(flags: SearchFlags): SearchOptions {
+  if (flags.field !== undefined && !(FIELDS as readonly string[]).includes(flags.field)) {
+    throw new AppError('usage', `--field must be one of ${FIELDS.join(', ')}, not "${flags.field}"`);
+  }
+  if (flags.all && flags.page !== undefined) throw new AppError('usage', 'pass either --all or --page, not both');
+  let sortField: string | undefined;
+  let sortDirection: 'ASC' | 'DESC' | undefined;
+  if (flags.sort !== undefined) {
+    const [field, direction, extra] = flags.sort.split(':');
+    if (!field || extra !== undefined || (direction !== undefined && !/^(asc|desc)$/i.test(direction))) {
+      throw new AppError('usage', `--sort takes field[:asc|desc], e.g. version:desc, not "${flags.sort}"`);
+    }
+    sortField = field;
+    sortDirection = direction ? (direction.toUpperCase() as 'ASC' | 'DESC') : undefined;
+  }
+  return {
+    filters: {
+      groupId: flags.group,
+      artifactId: flags.artifact,
+      version: flags.version,
+      projectName: flags.project,
+      branch: flags.branch,
+      type: flags.type,
+      latestVersion: flags.latest ? true : undefined,
+    },
+    latest: Boolean(flags.latest),
+    paging: { page: wholeNumber(flags.page, '--page'), size: wholeNumber(flags.size, '--size'), sortField, sortDirection },
+    all: Boolean(flags.all),
+    field: flags.field as Field | undefined,
+  };
+}
+
+export function searchCommand(deps: Deps, run = runSearch): Command {
+  return new Command('search')
+    .summary('find published versions')
+    .description(
+      'Find version records. Filters match exactly; * is a wildcard (com.acme.*). --latest keeps the latest\n' +
+        'record of each project and branch and fails (exit 3) when there is none. --field prints one field per\n' +
+        'match, for scripts.',
+    )
+    .usage('[--group G] [--artifact A] [--version V] [--project P] [--branch B] [--type T] [--latest] [--page N] [--size N] [--sort field[:asc|desc]] [--all] [--field NAME]')
+    .option('--group <groupId>', 'group id')
+    .option('--artifact <artifactId>', 'artifact id')
+    .option('--version <version>', 'version')
+    .option('--project <name>', 'project')
+    .option('--branch <branch>', 'branch')
+    .option('--type <type>', 'kind of artifact')
+    .option('--latest', 'only latest versions; no match is an error (exit 3)')
+    .option('--page <n>', 'page, from 1')
+    .option('--size <n>', 'records per page (1 to 100, default 10)')
+    .option('--sort <field[:dir]>', 'sort by projectName, branch, groupId, artifactId, version, creationDate or type')
+    .option('--all', 'every page')
+    .option('--field <name>', `print only this field, one line per match (${FIELDS.join(', ')})`)
+    .addHelpText('after', example('V=$(repoadmin search --group com.acme --artifact app --branch main --latest --field version)', 'repoadmin search --group "com.acme.*" --sort version:desc --size 20'))
+    .action(action<SearchFlags, SearchOptions>(deps, parseSearchFlags, run));
+}
+
+function describe(filters: SearchRequest): string {
+  const parts = Object.entries(filters).filter(([key, value]) => value !== undefined && key !== 'latestVersion');
+  return parts.length ? parts.map(([key, value]) => `${key} ${String(value)}`).join(', ') : 'any record';
+}
+
+async function everyPage(opts: SearchOptions, deps: Pick<Deps, 'io' | 'api' | 'settings'>): Promise<SearchResult> {
+  const records: VersionInformation[] = [];
+  const progress = deps.io.stderrIsTTY && !deps.settings.quiet && !deps.settings.json;
+  for (let page = 1; ; page++) {
+    const answer = await deps.api.search(opts.filters, { ...opts.paging, page, size: ALL_PAGE_SIZE });
+    records.push(...answer.versionInformation);
+    if (progress) deps.io.stderr.write(`\rfetched ${records.length} of ${answer.page.totalElements}`);
+    if (page >= answer.page.totalPages || answer.versionInformation.length === 0) {
+      if (progress) deps.io.stderr.write('\n');
+      return {
+        versionInformation: records,
+        page: { totalElements: answer.page.totalElements, totalPages: 1, currentPage: 1, numberOfElements: records.length },
+      };
+    }
+  }
+}
+
+export async function runSearch(opts: SearchOptions, deps: Pick<Deps, 'io' | 'api' | 'settings'>): Promise<Report> {
+  if (opts.field && deps.settings.json) throw new AppError('usage', 'pass either --field or --json, not both');
+  const answer = opts.all ? await everyPage(opts, deps) : await deps.api.search(opts.filters, opts.paging);
+  const records = answer.versionInformation;
+  if (opts.latest && records.length === 0) {
+    throw new AppError('nothing_found', `no latest version matches ${describe(opts.filters)}`);
+  }
+  if (opts.latest && opts.field && records.length > 1) {
+    const where = records.map((r) => `project ${r.projectName} branch ${r.branch}`).join('; ');
+    throw new AppError('conflict', `--latest matched ${records.length} records (${where}): add --branch or --project to pick one`);
+  }
+  const notes: string[] = [];
+  if (records.length === 0) notes.push(`No versions match ${describe(opts.filters)}.`);
+  const { currentPage, totalPages, totalElements } = answer.page;
+  if (!opts.all && currentPage < totalPages) {
+    notes.push(`Page ${currentPage} of ${totalPages} (${totalElements} records): --page ${currentPage + 1} for the next, --all for every page.`);
+  }
+  if (opts.field) {
+    const field = opts.field;
+    return { json: answer, lines: records.map((r) => String(r[field] ?? '')), notes };
+  }
+  return {
+    json: answer,
+    table: {
+      head: ['PROJECT', 'BRANCH', 'GROUP', 'ARTIFACT', 'VERSION', 'TYPE', 'LATEST', 'CREATED', 'UID'],
+      rows: records.map((r) => [r.projectName, r.branch, r.groupId, r.artifactId, r.version, r.type, r.latestVersion ? 'latest' : '', r.creationDate, r.uid]),
+    },
+    notes,
+  };
+}

@@ -1,0 +1,84 @@
+// What every command file shares: attaching to the tree, printing a report, values from flags,
+// the environment or a prompt, and confirmations.
+import type { Command } from 'commander';
+import { AppError } from '../../common/errors.js';
+import { canPrompt, type Deps } from '../deps.js';
+import { printReport, type Report } from '../output/index.js';
+
+/** Adds `child` under `parent` with the parent's output and error handling. */
+export function attach(parent: Command, child: Command): Command {
+  child.copyInheritedSettings(parent);
+  child.helpOption('-h, --help', 'show help');
+  parent.addCommand(child);
+  return child;
+}
+
+/** The action of a command: parse, run, print. */
+export function action<Flags, Options>(
+  deps: Deps,
+  parse: (flags: Flags, args: string[]) => Options,
+  run: (options: Options, deps: Deps) => Promise<Report>,
+): (...args: unknown[]) => Promise<void> {
+  return async (...args) => {
+    const command = args[args.length - 1] as Command;
+    const flags = command.opts() as Flags;
+    const operands = command.args;
+    await printReport(await run(parse(flags, operands), deps), deps);
+  };
+}
+
+export function example(...lines: string[]): string {
+  return `\nExample${lines.length > 1 ? 's' : ''}:\n${lines.map((l) => `  ${l}`).join('\n')}`;
+}
+
+/** A password from --password-stdin: all of stdin, without the final line break. */
+export async function passwordFromStdin(deps: Pick<Deps, 'io'>): Promise<string> {
+  const text = (await deps.io.readStdin()).replace(/\r?\n$/, '');
+  if (!text) throw new AppError('usage', '--password-stdin: standard input was empty');
+  return text;
+}
+
+interface Ask {
+  /** The value given by a flag or variable, if any. */
+  value: string | undefined;
+  /** The prompt's question. */
+  question: string;
+  /** Names what supplies the value off a terminal, e.g. `--username or REPOADMIN_USERNAME`. */
+  supply: string;
+  default?: string;
+}
+
+/** The given value, else a prompt on a terminal, else a usage error naming what supplies it. */
+export async function valueOrAsk(deps: Pick<Deps, 'io' | 'env' | 'prompter'>, ask: Ask): Promise<string> {
+  if (ask.value) return ask.value;
+  if (!canPrompt(deps)) throw new AppError('usage', `missing ${ask.supply} (no terminal to ask on)`);
+  const answer = (await deps.prompter.input(ask.question, { default: ask.default })).trim();
+  if (!answer) throw new AppError('usage', `missing ${ask.supply}`);
+  return answer;
+}
+
+/** A new password: from stdin with --password-stdin, else asked twice on a terminal. */
+export async function newPassword(deps: Pick<Deps, 'io' | 'env' | 'prompter'>, fromStdin: boolean, whose: string): Promise<string> {
+  if (fromStdin) return passwordFromStdin(deps);
+  if (!canPrompt(deps)) throw new AppError('usage', `missing the password of ${whose}: pass it on standard input with --password-stdin`);
+  const first = await deps.prompter.password(`New password for ${whose}:`);
+  const again = await deps.prompter.password('Repeat it:');
+  if (first !== again) throw new AppError('validation', 'the two passwords differ; nothing was changed');
+  if (!first) throw new AppError('usage', 'the password must not be empty');
+  return first;
+}
+
+/** Destructive commands ask on a terminal and need --yes elsewhere (cli.md). */
+export async function confirmed(deps: Pick<Deps, 'io' | 'env' | 'prompter'>, yes: boolean, question: string): Promise<boolean> {
+  if (yes) return true;
+  if (!canPrompt(deps)) throw new AppError('usage', 'this cannot be undone: pass --yes to confirm (no terminal to ask on)');
+  return deps.prompter.confirm(question, { default: false });
+}
+
+/** A whole number of at least `min`, from a flag. */
+export function wholeNumber(value: string | undefined, flag: string, min = 1): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < min) throw new AppError('usage', `${flag} must be a whole number of at least ${min}, not "${value}"`);
+  return n;
+}

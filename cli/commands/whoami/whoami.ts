@@ -1,0 +1,37 @@
+// `repoadmin whoami`: who the token belongs to, on which server, until when.
+import { Command } from 'commander';
+import type { Deps } from '../../deps.js';
+import type { Report } from '../../output/index.js';
+import { action, example } from '../support.js';
+
+export type WhoamiOptions = Record<string, never>;
+
+export function whoamiCommand(deps: Deps, run = runWhoami): Command {
+  return new Command('whoami')
+    .summary('show the user, role, project, server and token expiry')
+    .description('Show who the current token belongs to (asks the server), the server, and when the token expires.')
+    .usage('[--url URL] [--json]')
+    .addHelpText('after', example('repoadmin whoami', 'repoadmin whoami --json'))
+    .action(action<object, WhoamiOptions>(deps, () => ({}), run));
+}
+
+export async function runWhoami(_opts: WhoamiOptions, deps: Pick<Deps, 'api'>): Promise<Report> {
+  const me = await deps.api.me();
+  const creds = await deps.api.credentials();
+  const url = await deps.api.serverUrl();
+  const expiresAt = creds.expiresAt ?? null;
+  return {
+    json: { username: me.username, userId: me.userId, role: me.role, projectName: me.projectName, url, expiresAt },
+    table: {
+      head: [],
+      rows: [
+        ['user', me.username],
+        ['user id', me.userId],
+        ['role', me.role],
+        ['project', me.projectName ?? '(none)'],
+        ['server', url],
+        ['token expires', expiresAt ?? '(unknown)'],
+      ],
+    },
+  };
+}
