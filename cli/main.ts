@@ -11,6 +11,7 @@ export interface CommandGroup {
 /** Each top-level command, loaded only when it runs (or for the full help). */
 const GROUPS: Record<string, () => Promise<CommandGroup>> = {
   server: () => import('./commands/server/index.js'),
+  jobs: () => import('./commands/jobs/index.js'),
   login: () => import('./commands/login/index.js'),
   logout: () => import('./commands/logout/index.js'),
   whoami: () => import('./commands/whoami/index.js'),
@@ -90,6 +91,7 @@ function exitCodeFor(error: unknown, deps: Deps): number {
     return EXIT_CODE.usage;
   }
   if (isAppError(error)) {
+    // An error without a message only carries an exit code (`jobs diff`: 6, changes pending).
     // An error without a message only carries an exit code (`jobs diff`: 6, changes pending).
     if (error.message) deps.io.err(`error: ${error.message}`);
     for (const field of error.details.errors ?? []) deps.io.err(`  ${field.path}: ${field.message}`);
