@@ -92,7 +92,6 @@ function exitCodeFor(error: unknown, deps: Deps): number {
   }
   if (isAppError(error)) {
     // An error without a message only carries an exit code (`jobs diff`: 6, changes pending).
-    // An error without a message only carries an exit code (`jobs diff`: 6, changes pending).
     if (error.message) deps.io.err(`error: ${error.message}`);
     for (const field of error.details.errors ?? []) deps.io.err(`  ${field.path}: ${field.message}`);
     return EXIT_CODE[error.code];
