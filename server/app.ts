@@ -3,7 +3,6 @@ import { Router } from '@koa/router';
 import Koa from 'koa';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import { AppError } from '../common/errors.js';
 import { createPasswords, type Passwords } from './auth/passwords.js';
 import type { ServerConfig } from './config.js';
 import { accessLog } from './middleware/access-log.js';
@@ -60,12 +59,6 @@ export function createApp(options: AppOptions): Koa {
   app.use(errors(options.log));
   app.use(publicFiles(options.publicDir ?? PUBLIC_DIR));
   app.use(router.routes());
-  app.use(
-    router.allowedMethods({
-      throw: true,
-      methodNotAllowed: () => new AppError('method_not_allowed', 'this method is not allowed here'),
-      notImplemented: () => new AppError('method_not_allowed', 'this method is not supported'),
-    }),
-  );
+  app.use(router.allowedMethods());
   return app;
 }

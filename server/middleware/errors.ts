@@ -42,8 +42,12 @@ export function errors(log: Logger): Middleware {
   return async (ctx, next) => {
     try {
       await next();
-      if (ctx.status === 404 && ctx.body == null) {
+      if (ctx.body == null && ctx.status === 404) {
         throw new AppError('not_found', `no such resource: ${ctx.method} ${ctx.path}`);
+      }
+      // The router answers a known path with a wrong method by status only (and an Allow header).
+      if (ctx.body == null && (ctx.status === 405 || ctx.status === 501)) {
+        throw new AppError('method_not_allowed', `${ctx.method} is not allowed on ${ctx.path}`);
       }
     } catch (caught) {
       const error = toAppError(caught);

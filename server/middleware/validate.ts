@@ -11,11 +11,12 @@ function pathOf(path: PropertyKey[]): string {
 
 export function fieldErrors(error: z.ZodError): FieldError[] {
   return error.issues.map((issue) => {
-    if (issue.code === 'invalid_type') {
-      const missing = (issue as { input?: unknown }).input === undefined;
-      return { path: pathOf(issue.path), message: missing ? 'required' : `must be a ${issue.expected}` };
-    }
-    return { path: pathOf(issue.path), message: issue.message };
+    const path = pathOf(issue.path);
+    const missing = (issue as { input?: unknown }).input === undefined;
+    if (missing && ['invalid_type', 'invalid_value', 'invalid_union'].includes(issue.code)) return { path, message: 'required' };
+    if (issue.code === 'invalid_type') return { path, message: `must be a ${issue.expected}` };
+    if (issue.code === 'invalid_value') return { path, message: `must be one of ${issue.values.map((v) => String(v)).join(', ')}` };
+    return { path, message: issue.message };
   });
 }
 
