@@ -1,0 +1,139 @@
+// The client against a small real HTTP server that answers what each test scripts.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { memoryConfig } from '../config/store.js';
+import { DEFAULT_SETTINGS, type Settings } from '../deps.js';
+import { createApi } from './client.js';
+
+type Handler = (req: http.IncomingMessage, body: string) => { status: number; body?: unknown; headers?: Record<string, string> };
+const servers: http.Server[] = [];
+
+async function serve(handler: Handler): Promise<{ url: string; requests: { method: string; url: string; auth?: string; body: string }[] }> {
+  const requests: { method: string; url: string; auth?: string; body: string }[] = [];
+  const server = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => (body += c));
+    req.on('end', () => {
+      requests.push({ method: req.method!, url: req.url!, auth: req.headers.authorization, body });
+      const answer = handler(req, body);
+      res.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers });
+      res.end(answer.body === undefined ? '' : JSON.stringify(answer.body));
+    });
+  });
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests };
+}
+
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => new Promise((resolve) => s.close(resolve))));
+});
+
+function api(url: string, options: { env?: NodeJS.ProcessEnv; settings?: Partial<Settings>; config?: ReturnType<typeof memoryConfig>; log?: string[] } = {}) {
+  return createApi({
+    settings: { ...DEFAULT_SETTINGS, url, ...options.settings },
+    env: options.env ?? {},
+    now: () => new Date('2026-11-21T10:00:00.000Z'),
+    config: options.config ?? memoryConfig(),
+    log: options.log ? (line) => options.log!.push(line) : undefined,
+    retryDelayMs: 1,
+  });
+}
+
+const errorBody = (code: string, message: string) => ({ _status: false, _message: { category: 'ERROR', code, message } });
+const emptyPage = { versionInformation: [], page: { totalElements: 0, totalPages: 0, currentPage: 1, numberOfElements: 0 } };
+
+describe('API client', () => {
+  it("turns the server's error body back into the same AppError", async () => {
+    const server = await serve(() => ({ status: 409, body: errorBody('conflict', 'user name taken') }));
+    await expect(api(server.url, { env: { REPOADMIN_TOKEN: 't' } }).createUser({ username: 'x', password: 'p', projectName: 'p', role: 'ROLE_USER' })).rejects.toMatchObject({
+      code: 'conflict',
+      message: 'user name taken',
+    });
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('retries idempotent calls on 503 and not the others', async () => {
+    let calls = 0;
+    const server = await serve((req) => {
+      calls++;
+      if (req.url!.startsWith('/v1/repositories/search') && calls < 3) return { status: 503, body: errorBody('unavailable', 'database down') };
+      if (req.url!.startsWith('/v1/repositories/search')) return { status: 200, body: emptyPage };
+      return { status: 503, body: errorBody('unavailable', 'database down') };
+    });
+    const client = api(server.url, { env: { REPOADMIN_TOKEN: 't' } });
+    await expect(client.search({ groupId: 'g' })).resolves.toEqual(emptyPage);
+    expect(calls).toBe(3);
+    await expect(client.deleteUser('x')).rejects.toMatchObject({ code: 'unavailable' });
+    expect(calls).toBe(4);
+  });
+
+  it('a refused connection is unreachable, with what to do', async () => {
+    const server = await serve(() => ({ status: 200 }));
+    await new Promise((resolve) => servers.pop()!.close(resolve));
+    await expect(api(server.url).search({})).rejects.toMatchObject({
+      code: 'unreachable',
+      message: `cannot reach ${server.url} (connection refused). Is the server running? Start one with: repoadmin server`,
+    });
+  });
+
+  it('an answer without our error body falls back on its status', async () => {
+    const server = await serve(() => ({ status: 502, body: 'bad gateway' }));
+    await expect(api(server.url).search({})).rejects.toMatchObject({ code: 'unavailable', message: expect.stringContaining('502') });
+  });
+
+  it('sends the stored token only to the server that issued it', async () => {
+    const server = await serve(() => ({ status: 200, body: { userId: 'u', username: 'admin', projectName: null, role: 'ROLE_ADMIN', mustChangePassword: false } }));
+    const config = memoryConfig();
+    await config.save({ url: 'http://other.example:9090', username: 'admin', userId: 'u', token: 'token-of-other', expiresAt: '2030-01-01T00:00:00.000Z' });
+    await expect(api(server.url, { config }).me()).rejects.toMatchObject({ code: 'unauthorized', message: expect.stringContaining(`not logged in to ${server.url}`) });
+    await config.save({ url: server.url, username: 'admin', userId: 'u', token: 'token-of-this', expiresAt: '2030-01-01T00:00:00.000Z' });
+    await api(server.url, { config }).me();
+    expect(server.requests.map((r) => r.auth)).toEqual(['Bearer token-of-this']);
+  });
+
+  it('environment credentials win over a stored token and log in on the fly', async () => {
+    const server = await serve((req) =>
+      req.url === '/v1/authentication/generate-token'
+        ? { status: 200, body: { token: 'fly.token', userId: 'u', expiresAt: '2026-11-21T11:00:00.000Z', username: 'ci', role: 'ROLE_USER', projectName: 'shop', mustChangePassword: false } }
+        : { status: 200, body: { userId: 'u', username: 'ci', projectName: 'shop', role: 'ROLE_USER', mustChangePassword: false } },
+    );
+    const config = memoryConfig();
+    await config.save({ url: server.url, username: 'admin', userId: 'a', token: 'stored', expiresAt: '2030-01-01T00:00:00.000Z' });
+    const log: string[] = [];
+    await api(server.url, { config, env: { REPOADMIN_USERNAME: 'ci', REPOADMIN_PASSWORD: 'pipeline-pass' }, log }).me();
+    expect(server.requests.map((r) => r.auth)).toEqual([undefined, 'Bearer fly.token']);
+    expect(JSON.parse(server.requests[0]!.body)).toEqual({ username: 'ci', password: 'pipeline-pass' });
+    expect(log.join('\n')).not.toContain('pipeline-pass');
+    expect(log.join('\n')).not.toContain('fly.token');
+    expect(log.join('\n')).toContain('Bearer fly.to…(9 chars)');
+  });
+
+  it('an expired stored token without credentials says the session expired', async () => {
+    const config = memoryConfig();
+    await config.save({ url: 'http://127.0.0.1:9', username: 'admin', userId: 'a', token: 'old', expiresAt: '2026-11-21T09:59:59.000Z' });
+    await expect(api('http://127.0.0.1:9', { config }).me()).rejects.toMatchObject({ code: 'unauthorized', message: 'your session expired: run repoadmin login' });
+  });
+
+  it('a public search sends no expired token and logs in only when the server asks for one', async () => {
+    const server = await serve((req) => {
+      if (req.url === '/v1/authentication/generate-token') return { status: 200, body: { token: 'fly', userId: 'u', expiresAt: 'x', username: 'ci', role: 'ROLE_USER', projectName: 'p', mustChangePassword: false } };
+      return req.headers.authorization ? { status: 200, body: emptyPage } : { status: 401, body: errorBody('unauthorized', 'a token is required') };
+    });
+    await api(server.url, { env: { REPOADMIN_USERNAME: 'ci', REPOADMIN_PASSWORD: 'pw-pw-pw-pw' } }).search({});
+    expect(server.requests.map((r) => [r.url.split('?')[0], r.auth])).toEqual([
+      ['/v1/repositories/search', undefined],
+      ['/v1/authentication/generate-token', undefined],
+      ['/v1/repositories/search', 'Bearer fly'],
+    ]);
+  });
+
+  it('a rejected token says what to check', async () => {
+    const server = await serve(() => ({ status: 401, body: errorBody('unauthorized', 'invalid token') }));
+    await expect(api(server.url, { env: { REPOADMIN_TOKEN: 'bad' } }).listUsers()).rejects.toMatchObject({
+      code: 'unauthorized',
+      message: `${server.url} rejected the token (invalid token): check REPOADMIN_TOKEN`,
+    });
+  });
+});

@@ -1,0 +1,72 @@
+import { describe, expect, it } from 'vitest';
+import type { VersionInformation } from '../../../common/schemas/repositories.js';
+import { fakeApi, fakeDeps } from '../../../test/cli/fakes.js';
+import { parseSearchFlags, runSearch } from './search.js';
+
+function record(overrides: Partial<VersionInformation> = {}): VersionInformation {
+  const r = {
+    uid: '08880a31-5d7a-4abf-a89e-f2aa9e43da4f', projectName: 'shop', branch: 'main', groupId: 'g', artifactId: 'a', version: '1.0.0',
+    repositoryUrl: null, creationDate: '2026-11-21T10:00:00.000+0000', type: 'LIBRARY', latestVersion: true, description: null, ...overrides,
+  };
+  return { ...r, artifact: { groupId: r.groupId, artifactId: r.artifactId, version: r.version } };
+}
+
+const page = (records: VersionInformation[], currentPage = 1, totalPages = 1, totalElements = records.length) => ({
+  versionInformation: records,
+  page: { totalElements, totalPages, currentPage, numberOfElements: records.length },
+});
+
+describe('parseSearchFlags', () => {
+  it('maps flags to the filters and paging of the API', () => {
+    const opts = parseSearchFlags({ group: 'g', artifact: 'a', branch: 'main', latest: true, page: '2', size: '20', sort: 'version:desc', field: 'version' });
+    expect(opts.filters).toEqual({ groupId: 'g', artifactId: 'a', version: undefined, projectName: undefined, branch: 'main', type: undefined, latestVersion: true });
+    expect(opts.paging).toEqual({ page: 2, size: 20, sortField: 'version', sortDirection: 'DESC' });
+  });
+
+  it('rejects bad values as usage errors', () => {
+    expect(() => parseSearchFlags({ field: 'nope' })).toThrow(/--field must be one of/);
+    expect(() => parseSearchFlags({ page: '0' })).toThrow(/--page/);
+    expect(() => parseSearchFlags({ size: 'ten' })).toThrow(/--size/);
+    expect(() => parseSearchFlags({ sort: 'version:up' })).toThrow(/--sort/);
+    expect(() => parseSearchFlags({ all: true, page: '2' })).toThrow(/--all or --page/);
+  });
+});
+
+describe('runSearch', () => {
+  it('--field prints one line per match', async () => {
+    const api = fakeApi({ search: async () => page([record({ version: '1.2.3' })]) });
+    const report = await runSearch(parseSearchFlags({ group: 'g', latest: true, field: 'version' }), fakeDeps({ api }));
+    expect(report.lines).toEqual(['1.2.3']);
+  });
+
+  it('--latest without a match is nothing_found (exit 3); without --latest it is a success', async () => {
+    const api = fakeApi({ search: async () => page([]) });
+    await expect(runSearch(parseSearchFlags({ group: 'g', latest: true }), fakeDeps({ api }))).rejects.toMatchObject({ code: 'nothing_found' });
+    const report = await runSearch(parseSearchFlags({ group: 'g' }), fakeDeps({ api }));
+    expect(report.table?.rows).toEqual([]);
+    expect(report.notes?.[0]).toContain('No versions match groupId g');
+  });
+
+  it('--latest --field with several matches fails and names the branches and projects', async () => {
+    const api = fakeApi({ search: async () => page([record(), record({ branch: 'dev' })]) });
+    await expect(runSearch(parseSearchFlags({ group: 'g', latest: true, field: 'version' }), fakeDeps({ api }))).rejects.toMatchObject({
+      code: 'conflict',
+      message: expect.stringMatching(/project shop branch main; project shop branch dev.*--branch or --project/),
+    });
+  });
+
+  it('--all fetches every page and answers one page of everything', async () => {
+    const api = fakeApi({
+      search: async (_filters, paging) => (paging?.page === 1 ? page([record({ version: '1' })], 1, 2, 2) : page([record({ version: '2' })], 2, 2, 2)),
+    });
+    const report = await runSearch(parseSearchFlags({ group: 'g', all: true }), fakeDeps({ api }));
+    expect(api.calls.map((c) => (c.args[1] as { page: number; size: number })).map((p) => [p.page, p.size])).toEqual([[1, 100], [2, 100]]);
+    expect(report.json).toMatchObject({ versionInformation: [{ version: '1' }, { version: '2' }], page: { totalElements: 2, totalPages: 1, numberOfElements: 2 } });
+  });
+
+  it('tells on stderr when there are more pages', async () => {
+    const api = fakeApi({ search: async () => page([record()], 1, 3, 25) });
+    const report = await runSearch(parseSearchFlags({}), fakeDeps({ api }));
+    expect(report.notes).toEqual(['Page 1 of 3 (25 records): --page 2 for the next, --all for every page.']);
+  });
+});

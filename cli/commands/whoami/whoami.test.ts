@@ -1,0 +1,22 @@
+import { describe, expect, it } from 'vitest';
+import { credentials, fakeApi, fakeDeps, SERVER } from '../../../test/cli/fakes.js';
+import { runToken } from '../token/token.js';
+import { runWhoami } from './whoami.js';
+
+const me = { userId: 'f1f1f1f1-0000-4000-8000-000000000001', username: 'ci-shop', projectName: 'shop', role: 'ROLE_USER' as const, mustChangePassword: false };
+
+describe('runWhoami and runToken', () => {
+  it('whoami combines the server answer, the server and the token expiry', async () => {
+    const api = fakeApi({ me: async () => me, credentials: async () => credentials({ username: 'ci-shop' }), serverUrl: async () => SERVER });
+    const report = await runWhoami({}, fakeDeps({ api }));
+    expect(report.json).toEqual({ username: 'ci-shop', userId: me.userId, role: 'ROLE_USER', projectName: 'shop', url: SERVER, expiresAt: '2030-01-01T00:00:00.000Z' });
+    expect(report.table?.rows).toContainEqual(['project', 'shop']);
+  });
+
+  it('token prints the token alone, and {token, expiresAt} as JSON', async () => {
+    const api = fakeApi({ credentials: async () => credentials({ token: 'abc.def.ghi' }) });
+    const report = await runToken({}, fakeDeps({ api }));
+    expect(report.lines).toEqual(['abc.def.ghi']);
+    expect(report.json).toEqual({ token: 'abc.def.ghi', expiresAt: '2030-01-01T00:00:00.000Z' });
+  });
+});

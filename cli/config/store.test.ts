@@ -1,0 +1,48 @@
+import { mkdtemp, readFile, stat, chmod } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { configDir, fileConfig } from './store.js';
+import { normalizeUrl } from './url.js';
+
+const login = (url: string, username = 'admin') => ({ url, username, userId: 'id', token: `token-${username}`, expiresAt: '2030-01-01T00:00:00.000Z' });
+
+describe('config store', () => {
+  it('lives in REPOADMIN_CONFIG_DIR, else XDG_CONFIG_HOME/repoadmin, else ~/.config/repoadmin', () => {
+    expect(configDir({ REPOADMIN_CONFIG_DIR: '/a', XDG_CONFIG_HOME: '/b', HOME: '/h' })).toBe('/a');
+    expect(configDir({ XDG_CONFIG_HOME: '/b', HOME: '/h' })).toBe('/b/repoadmin');
+    expect(configDir({ HOME: '/h' })).toBe('/h/.config/repoadmin');
+  });
+
+  it('writes the file with mode 0600 in a 0700 folder, also over a file that was readable by others', async () => {
+    const dir = join(await mkdtemp(join(tmpdir(), 'config-')), 'repoadmin');
+    const store = fileConfig({ REPOADMIN_CONFIG_DIR: dir });
+    await store.save(login('http://a:1'));
+    const path = await store.path();
+    expect((await stat(path)).mode & 0o777).toBe(0o600);
+    expect((await stat(dir)).mode & 0o777).toBe(0o700);
+    await chmod(path, 0o644);
+    await store.save(login('http://b:2'));
+    expect((await stat(path)).mode & 0o777).toBe(0o600);
+  });
+
+  it('keeps several servers; the last login is the current one; reading creates no file', async () => {
+    const dir = join(await mkdtemp(join(tmpdir(), 'config-')), 'repoadmin');
+    const store = fileConfig({ REPOADMIN_CONFIG_DIR: dir });
+    expect(await store.current()).toBeUndefined();
+    await expect(stat(join(dir, 'config.json'))).rejects.toMatchObject({ code: 'ENOENT' });
+    await store.save(login('http://a:1', 'alice'));
+    await store.save(login('http://b:2', 'bob'));
+    const again = fileConfig({ REPOADMIN_CONFIG_DIR: dir });
+    expect((await again.current())?.username).toBe('bob');
+    expect((await again.get('http://a:1'))?.username).toBe('alice');
+    expect(await again.remove('http://b:2')).toMatchObject({ username: 'bob' });
+    expect(JSON.parse(await readFile(join(dir, 'config.json'), 'utf8'))).toEqual({ servers: { 'http://a:1': login('http://a:1', 'alice') } });
+  });
+
+  it('normalizes server addresses so one server has one key', () => {
+    expect(normalizeUrl('localhost:9090/')).toBe('http://localhost:9090');
+    expect(normalizeUrl('https://reg.example.com/base/')).toBe('https://reg.example.com/base');
+    expect(() => normalizeUrl('ftp://x')).toThrow(/http or https/);
+  });
+});
