@@ -2,6 +2,7 @@
 // would treat them alike: no plugin="..." attributes, no insignificant whitespace, no empty
 // elements (XStream writes an empty collection for what we leave out), and a fixed order of the
 // children of the containers whose order Jenkins does not keep. Also masks secrets for display.
+import { createHash } from 'node:crypto';
 import { create } from 'xmlbuilder2';
 import type { XMLBuilder } from 'xmlbuilder2/lib/interfaces.js';
 
@@ -20,7 +21,7 @@ interface Node {
 
 /** The normalised form of a config.xml: pretty-printed with two spaces, comparable as a string. */
 export function normalizeXml(xml: string, options: { mask?: boolean } = {}): string {
-  const root = readTree(create(xml).root().node as unknown as Element);
+  const root = readTree(parseRoot(xml));
   const out = create({ version: '1.0', encoding: 'UTF-8' });
   if (root) write(out, root, options.mask ?? false);
   return `${out.end({ prettyPrint: true, indent: '  ' })}\n`;
@@ -28,8 +29,16 @@ export function normalizeXml(xml: string, options: { mask?: boolean } = {}): str
 
 /** The name of a config's root element and its class attribute, if any. */
 export function rootOf(xml: string): { name: string; className: string | undefined } {
-  const element = create(xml).root().node as unknown as Element;
+  const element = parseRoot(xml);
   return { name: element.nodeName, className: element.getAttribute('class') ?? undefined };
+}
+
+/**
+ * The root element. Jenkins writes `<?xml version='1.1' ...?>`, which the parser does not take;
+ * the declaration says nothing about the content, so it is dropped before parsing.
+ */
+function parseRoot(xml: string): Element {
+  return create(xml.replace(/^\uFEFF?\s*<\?xml[^?]*\?>/, '')).root().node as unknown as Element;
 }
 
 function readTree(element: Element): Node | undefined {
@@ -56,8 +65,16 @@ function readTree(element: Element): Node | undefined {
 
 function write(parent: XMLBuilder, node: Node, mask: boolean): void {
   const element = parent.ele(node.name, Object.fromEntries(node.attributes));
-  if (node.text !== undefined) element.txt(mask && MASKED.has(node.name) ? '****' : node.text);
+  if (node.text !== undefined) element.txt(mask && MASKED.has(node.name) ? masked(node.text) : node.text);
   for (const child of node.children) write(element, child, mask);
+}
+
+/**
+ * `****` plus a short digest: a changed secret still shows as a changed line in a diff, and
+ * the digest of an id or a random token tells nothing about its value.
+ */
+function masked(secret: string): string {
+  return `****${createHash('sha256').update(secret).digest('hex').slice(0, 6)}`;
 }
 
 /** Normalised configs that differ only in what Jenkins ignores are equal. */

@@ -1,5 +1,5 @@
 // Flags every `repoadmin jobs` command shares: where the file comes from, and how to reach Jenkins.
-import { Command, Option } from 'commander';
+import { Command } from 'commander';
 import { AppError } from '../../../common/errors.js';
 import type { Deps } from '../../deps.js';
 import type { JenkinsConnection } from '../../jobs/client.js';
@@ -34,8 +34,7 @@ export function fileCommand(name: string, summary: string): Command {
     .option('--ref <ref>', 'with --git: branch, tag or commit (default: the remote HEAD)')
     .option('--path <file>', 'with --git: the file inside the repository (default: jenkins-dsl-jobs.json)')
     .option('--ci <name>', 'the build server, instead of the <ci> of the file name')
-    .option('--source <id>', "ownership source id (default: the file's git remote and path, else its absolute path)")
-    .addOption(new Option('--json', 'print the result as JSON'));
+    .option('--source <id>', "ownership source id (default: the file's git remote and path, else its absolute path)");
 }
 
 export function addJenkinsOptions(command: Command): Command {
@@ -62,7 +61,7 @@ export async function jenkinsConnection(flags: JenkinsFlags, deps: Pick<Deps, 'e
   return { url, user, token };
 }
 
-/** Global and own flags together; the root's --json/--quiet may not exist yet. */
+/** The root's --json and --quiet (cli.md global options). */
 export function outputFlags(command: Command): Required<OutputFlags> {
   const all = command.optsWithGlobals() as OutputFlags;
   return { json: Boolean(all.json), quiet: Boolean(all.quiet) };
