@@ -48,7 +48,6 @@ export async function runServer(args: string[], env: NodeJS.ProcessEnv, io: Io):
           : `cannot listen on port ${config.port}: ${(error as Error).message}`,
       );
     }
-    io.err(`repoadmin server listening on http://localhost:${port}, database: ${database.description}`);
     if (prepared.adminMustChangePassword) {
       io.err(
         'first start: created the administrator "admin" with the password "password"; it must be changed before anything else:\n' +
@@ -56,6 +55,8 @@ export async function runServer(args: string[], env: NodeJS.ProcessEnv, io: Io):
           `  or: PUT /v1/users/${DEFAULT_ADMIN_ID}/password with {"password": "<new password>"}`,
       );
     }
+
+    io.err(`repoadmin server listening on http://localhost:${port}, database: ${database.description}`);
 
     const stopped = await new Promise<string>((resolve) => {
       const stop = (signal: string) => resolve(signal);

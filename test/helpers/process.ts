@@ -1,0 +1,91 @@
+// The built `bin/repoadmin` as a real process: a server to talk to, or a command to run.
+import { type ChildProcess, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const BIN = path.join(ROOT, 'bin', 'repoadmin');
+
+export function tempDir(prefix = 'repoadmin-test-'): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+}
+
+/** A clean environment: no REPO_MAN_* or REPOADMIN_* leaking in from the caller's. */
+export function cleanEnv(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) {
+    if (!k.startsWith('REPO_MAN_') && !k.startsWith('REPOADMIN_') && k !== 'PORT' && k !== 'CI') env[k] = v;
+  }
+  return { ...env, NO_COLOR: '1', ...extra };
+}
+
+export interface ServerProcess {
+  url: string;
+  child: ChildProcess;
+  /** Everything it wrote to stderr so far. */
+  stderr(): string;
+  /** Sends the signal and waits for the exit code. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+  exited: Promise<number | null>;
+}
+
+/** Starts `repoadmin server --port 0 ...` and waits for its "listening on" line. */
+export async function startServerProcess(args: string[], env: NodeJS.ProcessEnv, timeoutMs = 30_000): Promise<ServerProcess> {
+  const child = spawn(process.execPath, [BIN, 'server', '--port', '0', ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stdout!.resume();
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start in time:\n${stderr}`)), timeoutMs);
+    child.stderr!.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      const m = /listening on (http:\/\/[^\s,]+)/.exec(stderr);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]!.replace('localhost', '127.0.0.1'));
+      }
+    });
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited with ${code} before listening:\n${stderr}`));
+    });
+  });
+  return {
+    url,
+    child,
+    exited,
+    stderr: () => stderr,
+    async stop(signal = 'SIGTERM') {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      return exited;
+    },
+  };
+}
+
+export interface RunResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the CLI to completion. */
+export function run(args: string[], env: NodeJS.ProcessEnv, input?: string, timeoutMs = 60_000): Promise<RunResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`repoadmin ${args.join(' ')} did not finish:\n${stderr}`));
+    }, timeoutMs);
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+    child.stdin.end(input ?? '');
+  });
+}

@@ -1,0 +1,57 @@
+// Concurrent publishes and user creations on PostgreSQL (and, serialised, on PGlite).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dbKinds } from '../helpers/db.js';
+import { type TestServer, startTestServer } from '../helpers/server.js';
+
+describe.each(dbKinds())('concurrency on %s', (kind) => {
+  let server: TestServer;
+  let admin: string;
+  beforeAll(async () => {
+    server = await startTestServer({ kind });
+    admin = await server.adminToken();
+  });
+  afterAll(() => server?.close());
+
+  it('50 concurrent latest publishes of one key leave 50 records and exactly one latest', async () => {
+    const answers = await Promise.all(
+      Array.from({ length: 50 }, (_, i) =>
+        server.request('POST', '/v1/repositories', {
+          token: admin,
+          body: { projectName: 'race', branch: 'main', artifact: { groupId: 'race', artifactId: 'lib', version: `1.0.${i}` }, latestVersion: true },
+        }),
+      ),
+    );
+    expect(answers.map((a) => a.status).filter((s) => s !== 201)).toEqual([]);
+    const rows = await server.db('versions').where({ group_id: 'race' });
+    expect(rows).toHaveLength(50);
+    expect(rows.filter((r: { latest_version: boolean }) => r.latest_version)).toHaveLength(1);
+  });
+
+  it('concurrent republishes of the same coordinates never duplicate', async () => {
+    const body = { projectName: 'race', branch: 'main', artifact: { groupId: 'race', artifactId: 'same', version: '2.0.0' }, latestVersion: true };
+    const answers = await Promise.all(Array.from({ length: 20 }, () => server.request('POST', '/v1/repositories', { token: admin, body })));
+    expect(answers.filter((a) => a.status === 201)).toHaveLength(1);
+    expect(answers.filter((a) => a.status === 200)).toHaveLength(19);
+    expect(new Set(answers.map((a) => a.body.uid)).size).toBe(1);
+    expect(await server.db('versions').where({ artifact_id: 'same' })).toHaveLength(1);
+  });
+
+  it('20 concurrent creations of one user name: one 201 and nineteen 409', async () => {
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () =>
+        server.request('POST', '/v1/users', { token: admin, body: { username: 'racer', password: 'racer-secret', projectName: 'p', role: 'ROLE_USER' } }),
+      ),
+    );
+    const statuses = answers.map((a) => a.status).sort();
+    expect(statuses).toEqual([201, ...Array(19).fill(409)]);
+    expect(answers.filter((a) => a.status === 409).every((a) => a.body.valid === false)).toBe(true);
+    expect(await server.db('users').where({ username: 'racer' })).toHaveLength(1);
+  });
+
+  it('the schema itself refuses a second latest record of a key', async () => {
+    const row = await server.db('versions').where({ group_id: 'race', latest_version: true }).first();
+    const clash = server.db('versions').where({ group_id: 'race', artifact_id: 'lib' }).whereNot({ id: row.id }).limit(1).first();
+    const other = await clash;
+    await expect(server.db('versions').where({ id: other.id }).update({ latest_version: true })).rejects.toMatchObject({ code: '23505' });
+  });
+});

@@ -1,0 +1,106 @@
+// The server as a process (the built bin/repoadmin): start-up, locks, bad settings, restarts.
+import { afterAll, describe, expect, it } from 'vitest';
+import { PG_URL, pgAvailable } from '../helpers/db.js';
+import { type ServerProcess, cleanEnv, run, startServerProcess, tempDir } from '../helpers/process.js';
+
+const FAST = { REPO_MAN_BCRYPT_COST: '4', REPO_MAN_LOG_LEVEL: 'warn' };
+
+async function login(url: string, password: string): Promise<string> {
+  const res = await fetch(`${url}/v1/authentication/generate-token`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ username: 'admin', password }),
+  });
+  expect(res.status).toBe(200);
+  return ((await res.json()) as { token: string }).token;
+}
+
+describe('the server process', () => {
+  const running: ServerProcess[] = [];
+  afterAll(async () => {
+    await Promise.all(running.map((p) => p.stop('SIGKILL')));
+  });
+
+  it('says where it listens and which database it uses, and how to change the first password', async () => {
+    const dir = tempDir();
+    const server = await startServerProcess([], cleanEnv({ ...FAST, REPO_MAN_DATA_DIR: dir }));
+    running.push(server);
+    expect(server.stderr()).toContain(`database: embedded PGlite at ${dir}`);
+    expect(server.stderr()).toContain('"admin" with the password "password"');
+    expect(server.stderr()).toContain('repoadmin user passwd');
+    expect(await server.stop()).toBe(0);
+  });
+
+  it('refuses a second server on the same embedded folder while the first keeps working', async () => {
+    const dir = tempDir();
+    const env = cleanEnv({ ...FAST, REPO_MAN_DATA_DIR: dir, REPO_MAN_ADMIN_PASSWORD: 'first-admin-pw' });
+    const first = await startServerProcess([], env);
+    running.push(first);
+    const second = await run(['server', '--port', '0'], env);
+    expect(second.code).not.toBe(0);
+    expect(second.stderr.trim().split('\n')).toHaveLength(1);
+    expect(second.stderr).toMatch(/^error: the embedded database at .* is in use by another server \(pid \d+\)/);
+    expect(await login(first.url, 'first-admin-pw')).toBeTruthy();
+    expect(await first.stop()).toBe(0);
+  });
+
+  it('starts again after a SIGKILL, and tokens survive the restart (the secret is stored)', async () => {
+    const dir = tempDir();
+    const env = cleanEnv({ ...FAST, REPO_MAN_DATA_DIR: dir, REPO_MAN_ADMIN_PASSWORD: 'restart-admin-pw' });
+    const first = await startServerProcess([], env);
+    const token = await login(first.url, 'restart-admin-pw');
+    await first.stop('SIGKILL');
+    const second = await startServerProcess([], env);
+    running.push(second);
+    const me = await fetch(`${second.url}/v1/users/me`, { headers: { Authorization: `Bearer ${token}` } });
+    expect(me.status).toBe(200);
+    expect(await second.stop()).toBe(0);
+  });
+
+  it.each([
+    [['--repoadmin_db_jdbc', 'oracle'], {}, /unsupported database kind "oracle" \(--repoadmin_db_jdbc \/ REPO_MAN_DB_JDBC\)/],
+    [[], { REPO_MAN_DB_JDBC: 'mysql' }, /unsupported database kind "mysql"/],
+    [['--repoadmin_jwt_secret', 'too-short'], {}, /--repoadmin_jwt_secret must be at least 32 bytes/],
+    [[], { REPO_MAN_JWT_SECRET: 'short' }, /REPO_MAN_JWT_SECRET must be at least 32 bytes/],
+    [['--repoadmin_db_jdbc', 'postgres', '--repoadmin_db_host', '127.0.0.1', '--repoadmin_db_port', '1'], {}, /cannot connect to PostgreSQL at 127\.0\.0\.1:1 .*connection refused; check --repoadmin_db_host, --repoadmin_db_port/],
+    [['--repoadmin_db_jdbc', 'postgres', '--repoadmin_db_driver', 'no-such-driver'], {}, /the database driver "no-such-driver" is not installed \(--repoadmin_db_driver/],
+    [['--port', 'eighty'], {}, /--port must be a whole number/],
+    [['--colour', 'blue'], {}, /unknown setting --colour/],
+    [[], { REPO_MAN_ADMIN_PASSWORD: 'short' }, /REPO_MAN_ADMIN_PASSWORD breaks the password rules: at least 8 bytes/],
+  ])('stops with one clear line for %j %j', async (args, env, message) => {
+    const result = await run(['server', '--port', '0', ...args], cleanEnv({ ...FAST, REPO_MAN_DATA_DIR: tempDir(), ...env }));
+    expect(result.code).not.toBe(0);
+    const lines = result.stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^error: /);
+    expect(lines[0]).toMatch(message);
+  });
+
+  it.runIf(pgAvailable())('runs on PostgreSQL from the REPO_MAN_DB_* settings, the argument winning over the variable', async () => {
+    const url = new URL(PG_URL!);
+    const env = cleanEnv({
+      ...FAST,
+      REPO_MAN_DB_JDBC: 'postgresql',
+      REPO_MAN_DB_HOST: url.hostname,
+      REPO_MAN_DB_PORT: '1',
+      REPO_MAN_DB_USER: decodeURIComponent(url.username || 'postgres'),
+      REPO_MAN_DB_PASS: decodeURIComponent(url.password || ''),
+      REPO_MAN_DB_DATABASE: url.pathname.slice(1) || 'postgres',
+      REPO_MAN_DB_DRIVER: 'org.postgresql.Driver',
+      REPO_MAN_ADMIN_PASSWORD: 'pg-admin-password',
+      REPO_MAN_JWT_SECRET: 'x'.repeat(32),
+    });
+    // Use a fresh database so the first start happens here.
+    const { createTestDatabase } = await import('../helpers/db.js');
+    const database = await createTestDatabase('postgres');
+    try {
+      const server = await startServerProcess(['--repoadmin_db_port', url.port || '5432', '--repoadmin_db_database', database.settings.database], env);
+      running.push(server);
+      expect(server.stderr()).toContain(`PostgreSQL database ${database.settings.database} on ${url.hostname}:${url.port || 5432}`);
+      expect(await login(server.url, 'pg-admin-password')).toBeTruthy();
+      expect(await server.stop()).toBe(0);
+    } finally {
+      await database.drop();
+    }
+  });
+});
