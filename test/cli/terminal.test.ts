@@ -1,0 +1,92 @@
+// The first-day flow of an administrator, prompted in a real terminal (tmux), against the real
+// server started as on a first start (admin/password, to be changed).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+import { assertBuilt, freshHome } from './run.js';
+import { inTerminal, tmuxPath, type Terminal } from './terminal.js';
+
+let server: TestServer;
+let env: Record<string, string>;
+const open: Terminal[] = [];
+
+beforeAll(async () => {
+  assertBuilt();
+  await tmuxPath();
+  server = await startTestServer({ mustChangeAdminPassword: true });
+  env = { HOME: await freshHome() };
+});
+
+afterAll(async () => {
+  await Promise.all(open.map((t) => t.close()));
+  await server?.close();
+});
+
+async function terminal(args: string[], extra: Record<string, string> = {}): Promise<Terminal> {
+  const t = await inTerminal(args, { ...env, ...extra });
+  open.push(t);
+  return t;
+}
+
+describe('first-day administrator flow in a terminal', () => {
+  it('login, change the admin password, add, list and delete a user, all prompted', async () => {
+    const login = await terminal(['login']);
+    await login.waitFor(/Server:/);
+    await login.enter(server.url);
+    await login.waitFor(/User name:/);
+    await login.enter('admin');
+    await login.waitFor(/Password for admin:/);
+    await login.enter('password');
+    expect(await login.exitCode()).toBe(0);
+    const loginScreen = await login.screen();
+    expect(loginScreen).toContain(`Logged in to ${server.url} as admin`);
+    expect(loginScreen).toContain('must be changed before anything else works: run repoadmin user passwd');
+    expect(loginScreen).not.toMatch(/\bpassword\b.*\bpassword\b/);
+
+    const passwd = await terminal(['user', 'passwd']);
+    await passwd.waitFor(/New password for admin:/);
+    await passwd.enter('first-day-pass-1');
+    await passwd.waitFor(/Repeat it:/);
+    await passwd.enter('first-day-pass-1');
+    expect(await passwd.exitCode()).toBe(0);
+    expect(await passwd.screen()).not.toContain('first-day-pass-1');
+    expect(await passwd.screen()).toContain('Logged in again as admin; the new token is stored');
+    expect(await server.db('users').where({ username: 'admin' }).first()).toMatchObject({ must_change_password: false });
+
+    const add = await terminal(['user', 'add', 'ci-shop']);
+    await add.waitFor(/Project:/);
+    await add.enter('shop');
+    await add.waitFor(/Role \(admin or user\):/);
+    await add.enter('user');
+    await add.waitFor(/New password for ci-shop:/);
+    await add.enter('shop-pass-123');
+    await add.waitFor(/Repeat it:/);
+    await add.enter('shop-pass-123');
+    expect(await add.exitCode()).toBe(0);
+    expect(await server.db('users').where({ username: 'ci-shop' }).first()).toMatchObject({ project_name: 'shop', role: 'ROLE_USER' });
+
+    const list = await terminal(['user', 'list']);
+    expect(await list.exitCode()).toBe(0);
+    const table = await list.screen();
+    expect(table).toMatch(/USERNAME\s+ROLE\s+PROJECT\s+CREATED\s+USER ID/);
+    expect(table).toMatch(/ci-shop\s+ROLE_USER\s+shop\s+/);
+    expect(await list.screen(true)).toContain('\u001b[');
+
+    const plain = await terminal(['user', 'list'], { NO_COLOR: '1' });
+    expect(await plain.exitCode()).toBe(0);
+    expect(await plain.screen()).toMatch(/USERNAME\s+ROLE/);
+    expect(await plain.screen(true)).not.toContain('\u001b[');
+
+    const del = await terminal(['user', 'delete', 'ci-shop']);
+    await del.waitFor(/Delete user ci-shop \(ROLE_USER, project shop\)\? This cannot be undone\./);
+    await del.enter('y');
+    expect(await del.exitCode()).toBe(0);
+    expect(await server.db('users').where({ username: 'ci-shop' }).first()).toBeUndefined();
+  });
+
+  it('with CI set, the same terminal never prompts and names the missing flag (exit 2)', async () => {
+    const t = await terminal(['user', 'delete', 'admin'], { CI: 'true' });
+    expect(await t.exitCode()).toBe(2);
+    expect(await t.screen()).toContain('pass --yes to confirm');
+    expect(await server.db('users').where({ username: 'admin' }).first()).toBeDefined();
+  });
+});

@@ -1,0 +1,58 @@
+// Drives the CLI in a real terminal (tmux): what a person sees and types.
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { BIN } from './run.js';
+
+const exec = promisify(execFile);
+
+export async function tmuxPath(): Promise<string> {
+  try {
+    return (await exec('sh', ['-c', 'command -v tmux'])).stdout.trim();
+  } catch {
+    throw new Error('these tests need tmux in a terminal: apt-get install -y tmux');
+  }
+}
+
+export interface Terminal {
+  /** The screen as text; with `escapes`, colour codes included. */
+  screen(escapes?: boolean): Promise<string>;
+  waitFor(pattern: RegExp, timeoutMs?: number): Promise<string>;
+  /** Types text and presses Enter. */
+  enter(text: string): Promise<void>;
+  /** Waits for the command to end and returns its exit code. */
+  exitCode(): Promise<number>;
+  close(): Promise<void>;
+}
+
+let sessions = 0;
+
+/** Runs `repoadmin <args>` in a new tmux session on a socket of its own. */
+export async function inTerminal(args: string[], env: Record<string, string>): Promise<Terminal> {
+  const tmux = await tmuxPath();
+  const socket = `repoadmin-test-${process.pid}-${++sessions}`;
+  const quoted = [process.execPath, BIN, ...args].map((a) => `'${a.replaceAll("'", "'\\''")}'`).join(' ');
+  const environment = Object.entries({ PATH: process.env.PATH ?? '/usr/bin:/bin', TERM: 'xterm-256color', ...env }).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
+  await exec(tmux, ['-L', socket, '-f', '/dev/null', 'new-session', '-d', '-x', '200', '-y', '50', ...environment, `${quoted}; echo "[exit $?]"; sleep 600`]);
+  const screen = async (escapes = false) => (await exec(tmux, ['-L', socket, 'capture-pane', '-p', ...(escapes ? ['-e'] : []), '-t', '0'])).stdout;
+  const waitFor = async (pattern: RegExp, timeoutMs = 10_000) => {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const text = await screen();
+      if (pattern.test(text)) return text;
+      if (Date.now() > deadline) throw new Error(`the terminal never showed ${pattern}; it shows:\n${text}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  };
+  return {
+    screen,
+    waitFor,
+    enter: async (text) => {
+      if (text) await exec(tmux, ['-L', socket, 'send-keys', '-t', '0', '-l', text]);
+      await exec(tmux, ['-L', socket, 'send-keys', '-t', '0', 'Enter']);
+    },
+    exitCode: async () => Number(/\[exit (\d+)\]/.exec(await waitFor(/\[exit \d+\]/))![1]),
+    close: async () => {
+      await exec(tmux, ['-L', socket, 'kill-server']).catch(() => undefined);
+    },
+  };
+}
