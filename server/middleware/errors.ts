@@ -9,10 +9,10 @@ function isDatabaseDown(error: unknown): boolean {
   const e = error as { code?: string; name?: string; message?: string } | undefined;
   if (!e) return false;
   if (e.name === 'KnexTimeoutError') return true;
-  if (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', '57P01', '57P02', '57P03', '08006', '08001', '08003', '08004'].includes(e.code ?? '')) {
+  if (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', '57P01', '57P02', '57P03', '08006', '08001', '08003', '08004', '3D000'].includes(e.code ?? '')) {
     return true;
   }
-  return /Connection terminated|PGlite is closed|Client has encountered a connection error/i.test(e.message ?? '');
+  return /Connection terminated|PGlite is closed|Client has encountered a connection error|Unable to acquire a connection/i.test(e.message ?? '');
 }
 
 export function toAppError(error: unknown): AppError {
