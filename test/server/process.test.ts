@@ -1,7 +1,9 @@
 // The server as a process (the built bin/repoadmin): start-up, locks, bad settings, restarts.
+import fs from 'node:fs';
+import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { PG_URL, pgAvailable } from '../helpers/db.js';
-import { type ServerProcess, cleanEnv, run, startServerProcess, tempDir } from '../helpers/process.js';
+import { ROOT, type ServerProcess, cleanEnv, run, startServerProcess, tempDir } from '../helpers/process.js';
 
 const FAST = { REPO_MAN_BCRYPT_COST: '4', REPO_MAN_LOG_LEVEL: 'warn' };
 
@@ -76,8 +78,16 @@ describe('the server process', () => {
     expect(lines[0]).toMatch(message);
   });
 
-  it.runIf(pgAvailable())('runs on PostgreSQL from the REPO_MAN_DB_* settings, the argument winning over the variable', async () => {
+  it.runIf(pgAvailable())('runs on PostgreSQL from the REPO_MAN_DB_* settings, the argument winning over the variable, the driver from the driver folder', async () => {
     const url = new URL(PG_URL!);
+    // A driver folder whose `pg` is looked up before the bundled one; it leaves a mark when loaded.
+    const driverDir = tempDir();
+    const marker = path.join(driverDir, 'loaded');
+    fs.mkdirSync(path.join(driverDir, 'node_modules', 'pg'), { recursive: true });
+    fs.writeFileSync(
+      path.join(driverDir, 'node_modules', 'pg', 'index.js'),
+      `require('fs').writeFileSync(${JSON.stringify(marker)}, 'yes'); module.exports = require(${JSON.stringify(path.join(ROOT, 'node_modules', 'pg'))});`,
+    );
     const env = cleanEnv({
       ...FAST,
       REPO_MAN_DB_JDBC: 'postgresql',
@@ -87,6 +97,7 @@ describe('the server process', () => {
       REPO_MAN_DB_PASS: decodeURIComponent(url.password || ''),
       REPO_MAN_DB_DATABASE: url.pathname.slice(1) || 'postgres',
       REPO_MAN_DB_DRIVER: 'org.postgresql.Driver',
+      REPO_MAN_DB_DRIVER_PATH: driverDir,
       REPO_MAN_ADMIN_PASSWORD: 'pg-admin-password',
       REPO_MAN_JWT_SECRET: 'x'.repeat(32),
     });
@@ -98,6 +109,7 @@ describe('the server process', () => {
       running.push(server);
       expect(server.stderr()).toContain(`PostgreSQL database ${database.settings.database} on ${url.hostname}:${url.port || 5432}`);
       expect(await login(server.url, 'pg-admin-password')).toBeTruthy();
+      expect(fs.readFileSync(marker, 'utf8')).toBe('yes');
       expect(await server.stop()).toBe(0);
     } finally {
       await database.drop();
