@@ -32,7 +32,7 @@ export async function runServer(args: string[], env: NodeJS.ProcessEnv, io: Io):
     const database = await openDatabase(config.db);
     close = database.close;
     const passwords = createPasswords(config.bcryptCost);
-    const prepared = await prepareDatabase(database.db, config, passwords, log);
+    const prepared = await prepareDatabase(database.db, config, passwords);
     const app = createApp({ db: database.db, config, log, secret: prepared.secret, passwords });
 
     const server = http.createServer(app.callback());

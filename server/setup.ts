@@ -5,7 +5,6 @@ import type { Passwords } from './auth/passwords.js';
 import type { ServerConfig } from './config.js';
 import { migrateLatest } from './db/connect.js';
 import { getOrCreateSetting } from './db/settings.js';
-import type { Logger } from 'pino';
 import { ensureDefaultAdmin } from './services/users.js';
 
 export interface Prepared {
@@ -15,9 +14,9 @@ export interface Prepared {
   adminCreated: boolean;
 }
 
-export async function prepareDatabase(db: Knex, config: ServerConfig, passwords: Passwords, log: Logger): Promise<Prepared> {
+export async function prepareDatabase(db: Knex, config: ServerConfig, passwords: Passwords): Promise<Prepared> {
   await migrateLatest(db);
   const secret = config.jwt.secret ?? (await getOrCreateSetting(db, 'jwt_secret', randomBytes(32).toString('base64url')));
-  const admin = await ensureDefaultAdmin({ db, config, passwords, log, tokens: { secret, issuer: config.jwt.issuer, ttlSeconds: config.jwt.ttlSeconds }, now: () => new Date() });
+  const admin = await ensureDefaultAdmin({ db, config, passwords });
   return { secret, adminCreated: admin.created, adminMustChangePassword: admin.mustChangePassword };
 }

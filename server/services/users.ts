@@ -21,7 +21,9 @@ export const DEFAULT_ADMIN_NAME = 'admin';
 export const DEFAULT_ADMIN_PASSWORD = 'password';
 
 /** Creates `admin` when there are no users at all. True when it was created now. */
-export async function ensureDefaultAdmin(s: Services): Promise<{ created: boolean; mustChangePassword: boolean }> {
+export async function ensureDefaultAdmin(
+  s: Pick<Services, 'db' | 'config' | 'passwords'>,
+): Promise<{ created: boolean; mustChangePassword: boolean }> {
   if ((await countUsers(s.db)) > 0) return { created: false, mustChangePassword: false };
   const mustChangePassword = s.config.adminPassword === undefined;
   const created = await insertUserIfAbsent(s.db, {
