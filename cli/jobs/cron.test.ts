@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import { cronProblem } from './cron.js';
+
+describe('cronProblem', () => {
+  it.each([
+    'H 2 * * *',
+    'H(0-29) * * * *',
+    'H/15 * * * *',
+    'H(0-29)/10 * * * *',
+    '*/5 * * * 1-5',
+    '0 8-18/2 * * 1,3,5',
+    '15,45 H(8-17) 1-15 1-12 0-7',
+    '@hourly',
+    '@daily',
+    '@midnight',
+    '@weekly',
+    '@monthly',
+    '@yearly',
+    '@annually',
+    'TZ=Europe/Berlin\n# nightly\nH 2 * * *\nH 14 * * 6',
+  ])('accepts %j', (spec) => expect(cronProblem(spec)).toBeUndefined());
+
+  it.each([
+    ['', 'empty cron spec'],
+    ['H 2 * *', 'expected 5 fields (minute hour day month weekday), got 4'],
+    ['* * * * * *', 'expected 5 fields (minute hour day month weekday), got 6'],
+    ['60 * * * *', 'minute: 60 is outside 0-59'],
+    ['* 24 * * *', 'hour: 24 is outside 0-23'],
+    ['* * 0 * *', 'day of month: 0 is outside 1-31'],
+    ['* * * 13 *', 'month: 13 is outside 1-12'],
+    ['* * * * 8', 'day of week: 8 is outside 0-7'],
+    ['H(40-20) * * * *', 'minute: range 40-20 runs backwards'],
+    ['H(0-60) * * * *', 'minute: 60 is outside 0-59'],
+    ['*/0 * * * *', 'minute: step must be at least 1'],
+    ['5/10 * * * *', 'minute: "5/10": a step needs a range, * or H'],
+    ['*/61 * * * *', 'minute: step 61 is larger than the field'],
+    ['MON * * * *', 'minute: cannot read "MON"'],
+    ['1,,2 * * * *', 'minute: cannot read ""'],
+    ['@often', 'unknown alias @often'],
+    ['H 2 * * *\nnope', 'expected 5 fields (minute hour day month weekday), got 1 (in "nope")'],
+  ])('refuses %j: %s', (spec, problem) => expect(cronProblem(spec)).toBe(problem));
+});

@@ -1,0 +1,30 @@
+import { describe, expect, it } from 'vitest';
+import { itemPath, jobNameProblem, nameProblem, parentFolders, splitName } from './names.js';
+
+describe('Jenkins names', () => {
+  it('accepts ordinary names and folders', () => {
+    expect(nameProblem('build-main_2.x (nightly)')).toBeUndefined();
+    expect(jobNameProblem('team/app/build')).toBeUndefined();
+  });
+
+  it.each(['\\', ':', '?', '*', '|', '<', '>', '[', ']', '"', '%', ';', '@', '#', '$', '&', '!', '^', '/'])('refuses %s in a name', (c) => {
+    expect(nameProblem(`a${c}b`)).toBe(`"${c}" is not allowed in a Jenkins name`);
+  });
+
+  it('refuses blank, dot names, surrounding spaces and long names', () => {
+    expect(nameProblem('  ')).toBe('must not be blank');
+    expect(nameProblem('.')).toBe('"." is not allowed');
+    expect(nameProblem(' a')).toBe('must not start or end with spaces');
+    expect(nameProblem('x'.repeat(255))).toBeUndefined();
+    expect(nameProblem('x'.repeat(256))).toBe('longer than 255 characters');
+    expect(jobNameProblem('a/../b')).toBe('segment "..": ".." is not allowed');
+  });
+
+  it('splits folders and builds encoded URL paths', () => {
+    expect(parentFolders('a/b/c')).toEqual(['a', 'a/b']);
+    expect(parentFolders('c')).toEqual([]);
+    expect(splitName('a/b/c')).toEqual({ parent: 'a/b', name: 'c' });
+    expect(splitName('c')).toEqual({ parent: undefined, name: 'c' });
+    expect(itemPath('my team/app (1)')).toBe('/job/my%20team/job/app%20(1)');
+  });
+});

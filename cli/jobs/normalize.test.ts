@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import { jenkinsXml } from '../../test/jenkins/simulator.js';
+import { normalizeXml, rootOf, sameConfig } from './normalize.js';
+
+const OURS = `<?xml version="1.0" encoding="UTF-8"?>
+<flow-definition>
+  <actions/>
+  <description>a &amp; b's "job"</description>
+  <properties>
+    <a.First><x>1</x></a.First>
+    <b.Second/>
+  </properties>
+  <definition class="C"><credentialsId>secret-id</credentialsId></definition>
+</flow-definition>
+`;
+
+describe('normalizeXml', () => {
+  it("treats Jenkins' own serialisation of a config as equal to it", () => {
+    const theirs = jenkinsXml(OURS);
+    expect(theirs).toContain("version='1.1'");
+    expect(theirs).toContain('plugin="workflow-job@');
+    expect(theirs).toContain('&apos;s &quot;job&quot;');
+    expect(theirs).not.toBe(OURS);
+    expect(sameConfig(OURS, theirs)).toBe(true);
+  });
+
+  it('ignores plugin attributes, whitespace, empty elements and the order of properties', () => {
+    const same =
+      '<flow-definition plugin="x@1"><description>a &amp; b&apos;s &quot;job&quot;</description>' +
+      '<properties><b.Second/><a.First>\n  <x>1</x>\n</a.First></properties>' +
+      '<definition class="C" plugin="y@2"><credentialsId>secret-id</credentialsId></definition></flow-definition>';
+    expect(sameConfig(same, OURS)).toBe(true);
+    // Outside the containers Jenkins reorders, order is kept.
+    const moved = same.replace(/<description>.*<\/description>/, '').replace('</flow-definition>', '<description>a</description></flow-definition>');
+    expect(sameConfig(moved, OURS.replace(/<description>.*<\/description>/, '<description>a</description>'))).toBe(false);
+  });
+
+  it('sees changed values, attributes and elements', () => {
+    expect(sameConfig(OURS, OURS.replace('<x>1</x>', '<x>2</x>'))).toBe(false);
+    expect(sameConfig(OURS, OURS.replace('class="C"', 'class="D"'))).toBe(false);
+    expect(sameConfig(OURS, OURS.replace('<b.Second/>', '<b.Second/><c.Third/>'))).toBe(true);
+    expect(sameConfig(OURS, OURS.replace('<b.Second/>', '<b.Second/><c.Third>on</c.Third>'))).toBe(false);
+    expect(sameConfig(OURS, OURS.replace('<description>', '<description> '))).toBe(false);
+  });
+
+  it('masks credential ids and tokens, keeping a digest so that a change still shows', () => {
+    const masked = normalizeXml(OURS, { mask: true });
+    expect(masked).not.toContain('secret-id');
+    expect(masked).toMatch(/<credentialsId>\*{4}[0-9a-f]{6}<\/credentialsId>/);
+    expect(normalizeXml(OURS.replace('secret-id', 'other-id'), { mask: true })).not.toBe(masked);
+  });
+
+  it('reads the root element and its class', () => {
+    expect(rootOf(jenkinsXml(OURS))).toEqual({ name: 'flow-definition', className: undefined });
+    expect(rootOf('<a class="b"/>')).toEqual({ name: 'a', className: 'b' });
+  });
+});

@@ -1,0 +1,49 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { gitSourceId, localSourceId, markerSource, normalizeRemote, withMarker } from './source.js';
+
+describe('source ids', () => {
+  it.each([
+    ['git@GitHub.com:Org/jobs.git', 'github.com/Org/jobs'],
+    ['ssh://git@github.com/Org/jobs.git', 'github.com/Org/jobs'],
+    ['https://github.com/Org/jobs.git', 'github.com/Org/jobs'],
+    ['https://user:s3cret@GITHUB.com/Org/jobs/', 'github.com/Org/jobs'],
+    ['https://oauth2:glpat-xyz@gitlab.example.com:8443/group/sub/jobs.git', 'gitlab.example.com:8443/group/sub/jobs'],
+    ['file:///srv/git/jobs.git', '/srv/git/jobs'],
+    ['/srv/git/jobs', '/srv/git/jobs'],
+  ])('normalises %s to %s', (address, id) => expect(normalizeRemote(address)).toBe(id));
+
+  it('gives an https and an ssh clone of one repository the same id, without credentials', () => {
+    const https = gitSourceId('https://ci-bot:token123@git.example.com/team/jobs.git', 'ci/jenkins-dsl-jobs.json');
+    expect(https).toBe('ci/jenkins-dsl-jobs.json@git.example.com/team/jobs');
+    expect(gitSourceId('git@git.example.com:team/jobs.git', 'ci/jenkins-dsl-jobs.json')).toBe(https);
+    expect(https).not.toContain('token123');
+  });
+
+  it('uses the git remote of a local file, else its absolute path', async () => {
+    const dir = await realpath(await mkdtemp(join(tmpdir(), 'repoadmin-source-')));
+    try {
+      await writeFile(join(dir, 'jenkins-dsl-jobs.json'), '{}');
+      expect(await localSourceId(join(dir, 'jenkins-dsl-jobs.json'))).toBe(join(dir, 'jenkins-dsl-jobs.json'));
+      execFileSync('git', ['init', '-q', dir]);
+      execFileSync('git', ['-C', dir, 'remote', 'add', 'origin', 'git@git.example.com:team/jobs.git']);
+      expect(await localSourceId(join(dir, 'jenkins-dsl-jobs.json'))).toBe('jenkins-dsl-jobs.json@git.example.com/team/jobs');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('writes and reads the ownership marker at the end of a description', () => {
+    expect(withMarker('', 's')).toBe('<!-- managed by repoadmin; source: s -->');
+    const description = withMarker('Nightly\nbuild', 'a.json@host/x');
+    expect(description).toBe('Nightly\nbuild\n<!-- managed by repoadmin; source: a.json@host/x -->');
+    expect(markerSource(description)).toBe('a.json@host/x');
+    expect(markerSource(`${description}\n`)).toBe('a.json@host/x');
+    expect(markerSource('made by hand')).toBeUndefined();
+    expect(markerSource('<!-- managed by repoadmin; source: s --> and then more')).toBeUndefined();
+    expect(markerSource(null)).toBeUndefined();
+  });
+});
