@@ -1,0 +1,118 @@
+// Load generation: autocannon against an HTTP server, and a closed loop of the same concurrency
+// for the database-only limit. Both time every answer to the microsecond the same way.
+import { createHistogram, type RecordableHistogram } from 'node:perf_hooks';
+import autocannon from 'autocannon';
+
+export interface Measurement {
+  /** Successful answers. */
+  ok: number;
+  seconds: number;
+  perSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  /** Non-2xx answers, connection errors and timeouts (HTTP), or thrown errors (database). */
+  errors: number;
+  /** The first error, to say why. */
+  firstError?: string;
+}
+
+export interface LoadOptions {
+  connections: number;
+  seconds: number;
+  warmupSeconds: number;
+}
+
+export interface HttpRequest {
+  method: 'GET' | 'POST';
+  /** Path and query string. */
+  path: string;
+  headers?: Record<string, string>;
+  /** The JSON body: fixed, or a new one for every request (its running number). */
+  body?: string | ((i: number) => string);
+}
+
+function measurement(histogram: RecordableHistogram, ok: number, seconds: number, errors: number, firstError?: string): Measurement {
+  const ms = (us: number) => Math.round(us) / 1000;
+  return {
+    ok,
+    seconds,
+    perSecond: ok / seconds,
+    p50Ms: ok > 0 ? ms(histogram.percentile(50)) : NaN,
+    p99Ms: ok > 0 ? ms(histogram.percentile(99)) : NaN,
+    errors,
+    firstError,
+  };
+}
+
+let requestNumber = 0;
+
+async function cannon(baseUrl: string, request: HttpRequest, connections: number, seconds: number): Promise<Measurement> {
+  const histogram = createHistogram();
+  let ok = 0;
+  let firstError: string | undefined;
+  const headers = { ...request.headers, ...(request.body !== undefined ? { 'content-type': 'application/json' } : {}) };
+  const body = request.body;
+  const instance = autocannon({
+    url: baseUrl + request.path,
+    connections,
+    duration: seconds,
+    method: request.method,
+    headers,
+    requests: [
+      typeof body === 'function'
+        ? { method: request.method, path: request.path, headers, setupRequest: (r) => ({ ...r, body: body(requestNumber++) }) }
+        : { method: request.method, path: request.path, headers, body },
+    ],
+  });
+  // The instance reports every answer with its client first; the type declarations leave that out.
+  (instance as unknown as NodeJS.EventEmitter).on('response', (_client: unknown, status: number, _bytes: number, ms: number) => {
+    if (status >= 200 && status < 300) {
+      ok++;
+      histogram.record(Math.max(1, Math.round(ms * 1000)));
+    } else {
+      firstError ??= `HTTP ${status}`;
+    }
+  });
+  (instance as unknown as NodeJS.EventEmitter).on('reqError', (error: Error) => {
+    firstError ??= error.message;
+  });
+  const result = await instance;
+  return measurement(histogram, ok, result.duration, result.non2xx + result.errors + result.timeouts, firstError);
+}
+
+/** autocannon for `warmupSeconds` (not counted), then for `seconds`. */
+export async function loadHttp(baseUrl: string, request: HttpRequest, options: LoadOptions): Promise<Measurement> {
+  if (options.warmupSeconds > 0) await cannon(baseUrl, request, options.connections, options.warmupSeconds);
+  return cannon(baseUrl, request, options.connections, options.seconds);
+}
+
+async function loop(once: (i: number) => Promise<unknown>, connections: number, seconds: number): Promise<Measurement> {
+  const histogram = createHistogram();
+  let ok = 0;
+  let errors = 0;
+  let firstError: string | undefined;
+  const started = process.hrtime.bigint();
+  const end = started + BigInt(Math.round(seconds * 1e9));
+  await Promise.all(
+    Array.from({ length: connections }, async () => {
+      while (process.hrtime.bigint() < end) {
+        const t0 = process.hrtime.bigint();
+        try {
+          await once(requestNumber++);
+          ok++;
+          histogram.record(Math.max(1, Math.round(Number(process.hrtime.bigint() - t0) / 1000)));
+        } catch (error) {
+          errors++;
+          firstError ??= (error as Error).message;
+        }
+      }
+    }),
+  );
+  return measurement(histogram, ok, Number(process.hrtime.bigint() - started) / 1e9, errors, firstError);
+}
+
+/** `connections` concurrent callers of `once`, each starting the next call when its last one ends. */
+export async function loadLoop(once: (i: number) => Promise<unknown>, options: LoadOptions): Promise<Measurement> {
+  if (options.warmupSeconds > 0) await loop(once, options.connections, options.warmupSeconds);
+  return loop(once, options.connections, options.seconds);
+}

@@ -1,0 +1,98 @@
+// The processes under load: the real server (the built binary) and the empty Koa app, each a child
+// process on an ephemeral port, stopped by the benchmark however it ends.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const LISTENING = /listening on http:\/\/localhost:(\d+)/;
+const START_TIMEOUT_MS = 120_000;
+const STOP_TIMEOUT_MS = 20_000;
+/** The one route of the empty Koa app. */
+export const FLOOR_PATH = '/floor';
+
+export interface Child {
+  /** `http://127.0.0.1:PORT` */
+  url: string;
+  pid: number;
+  /** Resident memory now, in bytes. */
+  rss(): number;
+  /** The last lines it wrote, for error messages. */
+  output(): string;
+  stop(): Promise<void>;
+}
+
+const running = new Set<ChildProcess>();
+
+/** Kills what is still running: for the benchmark's own exit paths. */
+export function killChildren(): void {
+  for (const child of running) child.kill('SIGKILL');
+}
+
+export function rssOf(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = /^VmRSS:\s+(\d+)\s+kB/m.exec(status)?.[1];
+  return kb ? Number(kb) * 1024 : NaN;
+}
+
+function startChild(args: string[], env: NodeJS.ProcessEnv): Promise<Child> {
+  const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  running.add(child);
+  const lines: string[] = [];
+  const keep = (chunk: Buffer) => {
+    lines.push(...chunk.toString('utf8').split('\n').filter(Boolean));
+    if (lines.length > 40) lines.splice(0, lines.length - 40);
+  };
+  child.stdout!.on('data', keep);
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  void exited.then(() => running.delete(child));
+
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`${args.join(' ')} did not start within ${START_TIMEOUT_MS / 1000} s:\n${lines.join('\n')}`));
+    }, START_TIMEOUT_MS);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${args.join(' ')} exited with ${code} before listening:\n${lines.join('\n')}`));
+    });
+    child.stderr!.on('data', (chunk: Buffer) => {
+      keep(chunk);
+      const port = LISTENING.exec(chunk.toString('utf8'))?.[1];
+      if (!port) return;
+      clearTimeout(timer);
+      resolve({
+        url: `http://127.0.0.1:${port}`,
+        pid: child.pid!,
+        rss: () => rssOf(child.pid!),
+        output: () => lines.join('\n'),
+        async stop() {
+          if (child.exitCode !== null || child.signalCode !== null) return;
+          const force = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
+          child.kill('SIGTERM');
+          await exited;
+          clearTimeout(force);
+        },
+      });
+    });
+  });
+}
+
+export interface ServerOptions {
+  /** Server settings as REPO_MAN_* variables. */
+  env: Record<string, string>;
+  /** Write a CPU profile of the server into this folder (`node --cpu-prof`). */
+  cpuProfileDir?: string;
+}
+
+/** The built server: `node bin/repoadmin server --port 0`. */
+export function startServer(options: ServerOptions): Promise<Child> {
+  const flags = options.cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDir}`] : [];
+  const env: NodeJS.ProcessEnv = { ...process.env, REPO_MAN_LOG_LEVEL: 'warn', ...options.env };
+  return startChild([...flags, 'bin/repoadmin', 'server', '--port', '0'], env);
+}
+
+/** The empty Koa app of floor.ts: the cost of HTTP and Koa alone. */
+export function startFloor(): Promise<Child> {
+  return startChild(['--import', 'tsx', 'bench/floor.ts'], process.env);
+}

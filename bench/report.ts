@@ -1,0 +1,176 @@
+// The benchmark's Markdown report: the table of every measurement beside its limits, the targets of
+// issue 7, memory, seeding times and the query plans.
+import type { Plan } from './explain.js';
+import type { Measurement } from './load.js';
+import type { ScenarioId } from './scenarios.js';
+import type { SeedTiming } from './seed.js';
+
+export type DatabaseName = 'PostgreSQL' | 'PGlite';
+
+export interface Row {
+  database: DatabaseName;
+  scenario: ScenarioId;
+  name: string;
+  connections: number;
+  server: Measurement;
+  /** The same SQL straight to the database, at the same concurrency. */
+  direct: Measurement;
+  /** The empty Koa route. */
+  floor: Measurement;
+}
+
+export interface DatabaseRun {
+  database: DatabaseName;
+  records: number;
+  seed: SeedTiming;
+  plans: Plan[];
+  /** Server RSS in bytes: after start-up, highest under load, after the load. */
+  memory: { rest: number; peak: number; after: number };
+}
+
+export interface Report {
+  started: Date;
+  environment: string[];
+  runs: DatabaseRun[];
+  rows: Row[];
+}
+
+const MB = 1024 * 1024;
+
+function rate(m: Measurement): string {
+  return Math.round(m.perSecond).toLocaleString('en');
+}
+
+function ms(value: number): string {
+  return Number.isFinite(value) ? value.toFixed(2) : '-';
+}
+
+function ratio(server: Measurement, limit: Measurement): string {
+  return limit.perSecond > 0 ? `${Math.round((server.perSecond / limit.perSecond) * 100)}%` : '-';
+}
+
+export function resultsTable(rows: Row[]): string {
+  const lines = [
+    '| database | request | c | server req/s | p50 ms | p99 ms | SQL req/s | p50 ms | p99 ms | server/SQL | Koa floor req/s | p50 ms | p99 ms | server/floor |',
+    '|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|',
+  ];
+  for (const r of rows) {
+    lines.push(
+      `| ${r.database} | ${r.name} | ${r.connections} | ${rate(r.server)} | ${ms(r.server.p50Ms)} | ${ms(r.server.p99Ms)} | ` +
+        `${rate(r.direct)} | ${ms(r.direct.p50Ms)} | ${ms(r.direct.p99Ms)} | ${ratio(r.server, r.direct)} | ` +
+        `${rate(r.floor)} | ${ms(r.floor.p50Ms)} | ${ms(r.floor.p99Ms)} | ${ratio(r.server, r.floor)} |`,
+    );
+  }
+  return lines.join('\n');
+}
+
+interface Target {
+  what: string;
+  goal: string;
+  reached: string;
+  met: boolean | undefined;
+}
+
+/** The targets of issue 7, for PostgreSQL at concurrency 16. */
+export function targets(rows: Row[], runs: DatabaseRun[]): Target[] {
+  const at16 = (scenario: ScenarioId) =>
+    rows.find((r) => r.database === 'PostgreSQL' && r.scenario === scenario && r.connections === 16);
+  const result: Target[] = [];
+  const p99 = (scenario: ScenarioId, what: string, limit: number) => {
+    const row = at16(scenario);
+    result.push({
+      what: `${what}, p99 at c=16`,
+      goal: `< ${limit} ms`,
+      reached: row ? `${ms(row.server.p99Ms)} ms` : 'not measured',
+      met: row ? row.server.p99Ms < limit : undefined,
+    });
+  };
+  p99('latest', 'latest lookup', 20);
+  p99('search-group', 'search by group and artifact', 20);
+  p99('search-branch', 'branch-wide sorted page', 100);
+  for (const scenario of ['search-group', 'latest', 'search-branch'] as const) {
+    const row = at16(scenario);
+    result.push({
+      what: `${row?.name ?? scenario}: server/SQL throughput at c=16`,
+      goal: '>= 50%',
+      reached: row ? ratio(row.server, row.direct) : 'not measured',
+      met: row ? row.server.perSecond >= row.direct.perSecond / 2 : undefined,
+    });
+  }
+  const publish = at16('publish');
+  result.push({
+    what: 'publish at c=16',
+    goal: '>= 1,000/s',
+    reached: publish ? `${rate(publish.server)}/s` : 'not measured',
+    met: publish ? publish.server.perSecond >= 1000 : undefined,
+  });
+  const pg = runs.find((r) => r.database === 'PostgreSQL');
+  result.push({
+    what: 'server RSS under load',
+    goal: '< 200 MB',
+    reached: pg ? `${Math.round(pg.memory.peak / MB)} MB` : 'not measured',
+    met: pg ? pg.memory.peak < 200 * MB : undefined,
+  });
+  return result;
+}
+
+export function problems(report: Report): string[] {
+  const found: string[] = [];
+  for (const run of report.runs) {
+    for (const plan of run.plans) {
+      if (plan.seqScan) found.push(`${run.database}: the ${plan.label} query of "${plan.scenario}" scans the versions table sequentially`);
+    }
+  }
+  for (const row of report.rows) {
+    for (const [what, m] of [['server', row.server], ['SQL', row.direct], ['Koa floor', row.floor]] as const) {
+      if (m.errors > 0) {
+        found.push(`${row.database} ${row.name} c=${row.connections} ${what}: ${m.errors} failed requests (first: ${m.firstError})`);
+      }
+    }
+  }
+  return found;
+}
+
+/** The whole report; without `plans` for the terminal, where they were printed as they ran. */
+export function markdown(report: Report, options: { plans: boolean } = { plans: true }): string {
+  const out: string[] = [];
+  out.push(`# Benchmark ${report.started.toISOString().slice(0, 16).replace('T', ' ')} UTC`, '');
+  out.push(...report.environment.map((line) => `- ${line}`), '');
+  out.push(
+    'Each figure: 10-second runs after a warm-up (unless the options above say otherwise). "SQL" is the same SQL the',
+    'server runs for that request (built by its own query functions), sent straight to the database at the same',
+    'concurrency; for publishing it is the server\'s publish transaction without HTTP. "Koa floor" is an empty Koa',
+    'route in its own process. The ratios are server throughput over each limit.',
+    '',
+  );
+  out.push(resultsTable(report.rows), '');
+
+  out.push('## Targets (PostgreSQL, c=16)', '', '| target | goal | reached | met |', '|---|---|---|---|');
+  for (const t of targets(report.rows, report.runs)) {
+    out.push(`| ${t.what} | ${t.goal} | ${t.reached} | ${t.met === undefined ? '-' : t.met ? 'yes' : 'no'} |`);
+  }
+  out.push('');
+
+  out.push('## Seeding and memory', '', '| database | records | insert s | indexes s | VACUUM ANALYZE s | total s | server RSS at rest | peak under load | after load |', '|---|--:|--:|--:|--:|--:|--:|--:|--:|');
+  for (const run of report.runs) {
+    const s = run.seed;
+    const mb = (bytes: number) => `${Math.round(bytes / MB)} MB`;
+    out.push(
+      `| ${run.database} | ${run.records.toLocaleString('en')} | ${s.insertSeconds.toFixed(1)} | ${s.indexSeconds.toFixed(1)} | ` +
+        `${s.vacuumSeconds.toFixed(1)} | ${s.totalSeconds.toFixed(1)} | ${mb(run.memory.rest)} | ${mb(run.memory.peak)} | ${mb(run.memory.after)} |`,
+    );
+  }
+  out.push('');
+
+  const found = problems(report);
+  out.push('## Problems', '', ...(found.length ? found.map((p) => `- ${p}`) : ['None: no sequential scan of versions, no failed request.']), '');
+
+  if (!options.plans) return out.join('\n');
+  out.push('## Query plans', '');
+  for (const run of report.runs) {
+    for (const plan of run.plans) {
+      out.push(`### ${run.database}: ${plan.scenario}, ${plan.label} query${plan.seqScan ? ' (SEQUENTIAL SCAN)' : ''}`, '', '```', plan.text, '```', '');
+    }
+  }
+  return out.join('\n');
+}

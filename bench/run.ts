@@ -1,0 +1,411 @@
+// `npm run bench`: seeds PostgreSQL (and PGlite) with a registry's worth of records, loads the real
+// server beside the database-only and HTTP-only limits, checks the query plans and writes
+// bench/results/<date>.md. Not part of `npm test`.
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { PGlite } from '@electric-sql/pglite';
+import knexFactory, { type Knex } from 'knex';
+import pg from 'pg';
+import type { ServerConfig } from '../server/config.js';
+import { MEMORY, migrateLatest, openDatabase } from '../server/db/connect.js';
+import { KEYS } from './dataset.js';
+import { explainScenarios } from './explain.js';
+import { type HttpRequest, type LoadOptions, type Measurement, loadHttp, loadLoop } from './load.js';
+import { type Child, FLOOR_PATH, killChildren, startFloor, startServer } from './processes.js';
+import { type DatabaseRun, type Report, type Row, markdown, problems } from './report.js';
+import { type DirectDatabase, type Scenario, type ScenarioId, closeBuilder, scenarios } from './scenarios.js';
+import { seedVersions } from './seed.js';
+
+const require = createRequire(import.meta.url);
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const RESULTS_DIR = fileURLToPath(new URL('results/', import.meta.url));
+const DEFAULT_RECORDS = 1_000_000;
+const PGLITE_RECORDS = 100_000;
+const ADMIN_PASSWORD = `bench-${randomBytes(9).toString('base64url')}`;
+/** Scenarios repeated on PGlite: the searches and publishing. */
+const PGLITE_SCENARIOS: ScenarioId[] = ['search-group', 'search-branch', 'publish'];
+
+interface Options {
+  records: number;
+  pgliteRecords: number;
+  pgUrl: string;
+  load: Omit<LoadOptions, 'connections'>;
+  connections: number[];
+  only?: ScenarioId[];
+  pglite: boolean;
+  cpuProfileDir?: string;
+}
+
+const USAGE = `npm run bench -- [options]
+  --records N          records seeded into PostgreSQL (default ${DEFAULT_RECORDS.toLocaleString('en')}, at least ${KEYS.toLocaleString('en')})
+  --pglite-records N   records seeded into PGlite (default ${PGLITE_RECORDS.toLocaleString('en')})
+  --no-pglite          skip the PGlite runs
+  --seconds S          seconds per measurement (default 10)
+  --warmup S           warm-up seconds before each (default 2)
+  --connections LIST   concurrencies (default 1,16)
+  --only LIST          scenarios: search-group, latest, search-branch, publish
+  --cpu-prof DIR       write CPU profiles of the server processes into DIR
+PostgreSQL: REPOADMIN_BENCH_PG_URL (default postgres://postgres@127.0.0.1:5432/postgres); the benchmark
+creates its own database there and drops it at the end.`;
+
+function parseOptions(argv: string[]): Options {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      records: { type: 'string' },
+      'pglite-records': { type: 'string' },
+      'no-pglite': { type: 'boolean' },
+      seconds: { type: 'string' },
+      warmup: { type: 'string' },
+      connections: { type: 'string' },
+      only: { type: 'string' },
+      'cpu-prof': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    process.exit(0);
+  }
+  const count = (name: string, text: string | undefined, fallback: number, min: number) => {
+    if (text === undefined) return fallback;
+    const n = Number(text.replace(/[_,]/g, ''));
+    if (!Number.isFinite(n) || n < min) throw new Error(`--${name} must be a number of at least ${min}, not "${text}"`);
+    return n;
+  };
+  const known = scenarios().map((s) => s.id);
+  const only = values.only?.split(',').map((s) => s.trim()) as ScenarioId[] | undefined;
+  const unknown = only?.find((s) => !known.includes(s));
+  if (unknown) throw new Error(`--only: unknown scenario "${unknown}"; known: ${known.join(', ')}`);
+  return {
+    records: Math.floor(count('records', values.records, DEFAULT_RECORDS, KEYS)),
+    pgliteRecords: Math.floor(count('pglite-records', values['pglite-records'], PGLITE_RECORDS, KEYS)),
+    pgUrl: process.env.REPOADMIN_BENCH_PG_URL || 'postgres://postgres@127.0.0.1:5432/postgres',
+    load: { seconds: count('seconds', values.seconds, 10, 1), warmupSeconds: count('warmup', values.warmup, 2, 0) },
+    connections: (values.connections ?? '1,16').split(',').map((c) => Math.floor(count('connections', c, 1, 1))),
+    only,
+    pglite: !values['no-pglite'],
+    cpuProfileDir: values['cpu-prof'] ? path.resolve(values['cpu-prof']) : undefined,
+  };
+}
+
+const started = Date.now();
+function progress(line: string): void {
+  const s = Math.round((Date.now() - started) / 1000);
+  process.stderr.write(`[${String(Math.floor(s / 60)).padStart(2, '0')}:${String(s % 60).padStart(2, '0')}] ${line}\n`);
+}
+
+/** Clean-up steps, run last-first on every way out. */
+const cleanups: (() => Promise<void>)[] = [];
+async function cleanUp(): Promise<void> {
+  while (cleanups.length > 0) {
+    await cleanups
+      .pop()!()
+      .catch((error: unknown) => progress(`clean-up: ${(error as Error).message}`));
+  }
+}
+
+async function login(server: Child): Promise<string> {
+  const response = await fetch(`${server.url}/v1/authentication/generate-token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username: 'admin', password: ADMIN_PASSWORD }),
+  });
+  if (response.status !== 200) throw new Error(`login failed: ${response.status} ${await response.text()}`);
+  return ((await response.json()) as { token: string }).token;
+}
+
+/** Runs `load` while sampling the server's resident memory; returns its result and the highest RSS seen. */
+async function withPeakRss<T>(server: Child, load: () => Promise<T>): Promise<{ result: T; peak: number }> {
+  let peak = server.rss();
+  const timer = setInterval(() => {
+    peak = Math.max(peak, server.rss());
+  }, 200);
+  try {
+    const result = await load();
+    return { result, peak: Math.max(peak, server.rss()) };
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+function fmt(m: Measurement): string {
+  const errors = m.errors ? `, ${m.errors} errors (${m.firstError})` : '';
+  return `${Math.round(m.perSecond)}/s p50 ${m.p50Ms.toFixed(2)} ms p99 ${m.p99Ms.toFixed(2)} ms${errors}`;
+}
+
+interface Part {
+  database: DatabaseRun['database'];
+  scenarios: Scenario[];
+  server: Child;
+  token: string;
+}
+
+/** Server measurements of every scenario and concurrency, with the server's memory. */
+async function loadServer(part: Part, options: Options): Promise<{ results: Map<string, Measurement>; memory: DatabaseRun['memory'] }> {
+  const results = new Map<string, Measurement>();
+  const rest = part.server.rss();
+  let peak = rest;
+  for (const scenario of part.scenarios) {
+    for (const connections of options.connections) {
+      const { result, peak: seen } = await withPeakRss(part.server, () =>
+        loadHttp(part.server.url, scenario.request(part.token), { ...options.load, connections }),
+      );
+      peak = Math.max(peak, seen);
+      results.set(`${scenario.id}/${connections}`, result);
+      progress(`${part.database} server  ${scenario.name} c=${connections}: ${fmt(result)}`);
+    }
+  }
+  return { results, memory: { rest, peak, after: part.server.rss() } };
+}
+
+async function loadDirect(
+  database: DatabaseRun['database'],
+  list: Scenario[],
+  db: DirectDatabase,
+  options: Options,
+): Promise<Map<string, Measurement>> {
+  const results = new Map<string, Measurement>();
+  for (const scenario of list) {
+    for (const connections of options.connections) {
+      const result = await loadLoop((i) => scenario.direct(db, i), { ...options.load, connections });
+      results.set(`${scenario.id}/${connections}`, result);
+      progress(`${database} SQL     ${scenario.name} c=${connections}: ${fmt(result)}`);
+    }
+  }
+  return results;
+}
+
+/** The empty Koa route under the same requests, once per method and concurrency. */
+function floorMeasurer(floor: Child, options: Options): (request: HttpRequest, connections: number) => Promise<Measurement> {
+  const done = new Map<string, Measurement>();
+  return async (request, connections) => {
+    const key = `${request.method}/${connections}`;
+    const known = done.get(key);
+    if (known) return known;
+    const result = await loadHttp(floor.url, { ...request, path: FLOOR_PATH }, { ...options.load, connections });
+    progress(`Koa floor ${request.method} c=${connections}: ${fmt(result)}`);
+    done.set(key, result);
+    return result;
+  };
+}
+
+async function rows(
+  database: DatabaseRun['database'],
+  list: Scenario[],
+  server: Map<string, Measurement>,
+  direct: Map<string, Measurement>,
+  floor: (request: HttpRequest, connections: number) => Promise<Measurement>,
+  options: Options,
+): Promise<Row[]> {
+  const out: Row[] = [];
+  for (const scenario of list) {
+    for (const connections of options.connections) {
+      const key = `${scenario.id}/${connections}`;
+      out.push({
+        database,
+        scenario: scenario.id,
+        name: scenario.name,
+        connections,
+        server: server.get(key)!,
+        direct: direct.get(key)!,
+        floor: await floor(scenario.request('floor'), connections),
+      });
+    }
+  }
+  return out;
+}
+
+async function runPostgres(options: Options, list: Scenario[], floor: ReturnType<typeof floorMeasurer>) {
+  const url = new URL(options.pgUrl);
+  const name = `repoadmin_bench_${randomBytes(5).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: options.pgUrl });
+  await admin.connect();
+  try {
+    await admin.query(`create database ${name}`);
+  } finally {
+    await admin.end();
+  }
+  cleanups.push(async () => {
+    const client = new pg.Client({ connectionString: options.pgUrl });
+    await client.connect();
+    try {
+      await client.query(`drop database if exists ${name} with (force)`);
+      progress(`dropped database ${name}`);
+    } finally {
+      await client.end();
+    }
+  });
+  const settings: ServerConfig['db'] = {
+    kind: 'postgres',
+    driver: 'pg',
+    host: url.hostname,
+    port: Number(url.port || 5432),
+    user: decodeURIComponent(url.username || 'postgres'),
+    password: decodeURIComponent(url.password),
+    database: name,
+    dataDir: MEMORY,
+  };
+  progress(`PostgreSQL: database ${name}, seeding ${options.records.toLocaleString('en')} records`);
+  // The server's own knex setup, for the migrations and for publishing straight to the database.
+  const opened = await openDatabase(settings);
+  cleanups.push(() => opened.close());
+  await migrateLatest(opened.db);
+  const poolSize = (opened.db.client.config as Knex.Config).pool?.max ?? 10;
+  const pool = new pg.Pool({
+    host: settings.host,
+    port: settings.port,
+    user: settings.user,
+    password: settings.password,
+    database: name,
+    max: poolSize,
+  });
+  cleanups.push(() => pool.end());
+  const version = (await pool.query<{ server_version: string }>('show server_version')).rows[0]!.server_version;
+  const seed = await seedVersions([pool, pool], options.records, progress);
+  progress(`PostgreSQL: seeded in ${seed.totalSeconds.toFixed(1)} s`);
+  const plans = await explainScenarios(pool, list);
+  for (const plan of plans) progress(`EXPLAIN ${plan.scenario} (${plan.label})${plan.seqScan ? ': SEQUENTIAL SCAN' : ''}\n${plan.text}`);
+
+  const server = await startServer({
+    env: {
+      REPO_MAN_DB_JDBC: 'postgres',
+      REPO_MAN_DB_HOST: settings.host,
+      REPO_MAN_DB_PORT: String(settings.port),
+      REPO_MAN_DB_USER: settings.user,
+      REPO_MAN_DB_PASS: settings.password,
+      REPO_MAN_DB_DATABASE: name,
+      REPO_MAN_ADMIN_PASSWORD: ADMIN_PASSWORD,
+    },
+    cpuProfileDir: options.cpuProfileDir,
+  });
+  cleanups.push(() => server.stop());
+  progress(`PostgreSQL: server pid ${server.pid} at ${server.url}`);
+  const token = await login(server);
+  const loaded = await loadServer({ database: 'PostgreSQL', scenarios: list, server, token }, options);
+  await server.stop();
+  const direct = await loadDirect('PostgreSQL', list, { query: (sql, b) => pool.query(sql, [...b]), knex: opened.db }, options);
+  const run: DatabaseRun = { database: 'PostgreSQL', records: options.records, seed, plans, memory: loaded.memory };
+  return { run, rows: await rows('PostgreSQL', list, loaded.results, direct, floor, options), version };
+}
+
+function openPglite(dir: string): { lite: PGlite; knex: Knex } {
+  const lite = new PGlite(dir);
+  const knex = knexFactory({ client: require('knex-pglite'), dialect: 'postgres', connection: { pglite: lite } } as Knex.Config);
+  return { lite, knex };
+}
+
+async function runPglite(options: Options, list: Scenario[], floor: ReturnType<typeof floorMeasurer>) {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'repoadmin-bench-'));
+  cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
+  progress(`PGlite: ${dir}, seeding ${options.pgliteRecords.toLocaleString('en')} records`);
+  let open = openPglite(dir);
+  await migrateLatest(open.knex);
+  const seed = await seedVersions([open.lite], options.pgliteRecords, progress);
+  progress(`PGlite: seeded in ${seed.totalSeconds.toFixed(1)} s`);
+  const plans = await explainScenarios(open.lite, list);
+  for (const plan of plans) progress(`EXPLAIN PGlite ${plan.scenario} (${plan.label})${plan.seqScan ? ': SEQUENTIAL SCAN' : ''}\n${plan.text}`);
+  await open.knex.destroy();
+
+  // One process at a time on an embedded database: the server now, the direct runs after it.
+  const server = await startServer({
+    env: { REPO_MAN_DB_JDBC: 'pglite', REPO_MAN_DATA_DIR: dir, REPO_MAN_ADMIN_PASSWORD: ADMIN_PASSWORD },
+    cpuProfileDir: options.cpuProfileDir,
+  });
+  cleanups.push(() => server.stop());
+  progress(`PGlite: server pid ${server.pid} at ${server.url}`);
+  const token = await login(server);
+  const loaded = await loadServer({ database: 'PGlite', scenarios: list, server, token }, options);
+  await server.stop();
+
+  open = openPglite(dir);
+  const { lite, knex } = open;
+  cleanups.push(() => knex.destroy());
+  const direct = await loadDirect('PGlite', list, { query: (sql, b) => lite.query(sql, [...b]), knex }, options);
+  const run: DatabaseRun = { database: 'PGlite', records: options.pgliteRecords, seed, plans, memory: loaded.memory };
+  return { run, rows: await rows('PGlite', list, loaded.results, direct, floor, options) };
+}
+
+function pgliteVersion(): string {
+  const file = path.join(ROOT, 'node_modules', '@electric-sql', 'pglite', 'package.json');
+  return (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version;
+}
+
+function commit(): string {
+  try {
+    const head = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
+    const dirty = execFileSync('git', ['status', '--porcelain', '--', 'server', 'common'], { encoding: 'utf8' }).trim();
+    return dirty ? `${head} (server or common changed since)` : head;
+  } catch {
+    return 'unknown';
+  }
+}
+
+function resultsFile(options: Options, date: Date): string {
+  const day = date.toISOString().slice(0, 10);
+  return path.join(RESULTS_DIR, options.records === DEFAULT_RECORDS ? `${day}.md` : `${day}-${options.records}.md`);
+}
+
+async function main(): Promise<number> {
+  const options = parseOptions(process.argv.slice(2));
+  const date = new Date();
+  const all = scenarios().filter((s) => !options.only || options.only.includes(s.id));
+  const floorServer = await startFloor();
+  cleanups.push(() => floorServer.stop());
+  const floor = floorMeasurer(floorServer, options);
+
+  const postgres = await runPostgres(options, all, floor);
+  const report: Report = { started: date, environment: [], runs: [postgres.run], rows: [...postgres.rows] };
+  if (options.pglite) {
+    const lite = await runPglite(
+      options,
+      all.filter((s) => PGLITE_SCENARIOS.includes(s.id)),
+      floor,
+    );
+    report.runs.push(lite.run);
+    report.rows.push(...lite.rows);
+  }
+  const cpus = os.cpus();
+  report.environment = [
+    `commit ${commit()}, Node ${process.version}, PostgreSQL ${postgres.version}, PGlite ${pgliteVersion()}`,
+    `${cpus.length} × ${cpus[0]?.model ?? 'CPU'}, ${Math.round(os.totalmem() / 1024 ** 3)} GiB memory, ${os.platform()} ${os.release()}`,
+    `options: ${options.records.toLocaleString('en')} records in PostgreSQL, ${options.pglite ? `${options.pgliteRecords.toLocaleString('en')} in PGlite` : 'no PGlite'}, ` +
+      `${options.load.seconds} s per measurement after ${options.load.warmupSeconds} s warm-up, concurrency ${options.connections.join(' and ')}`,
+    `total time ${Math.round((Date.now() - started) / 1000)} s`,
+  ];
+
+  const text = markdown(report);
+  const file = resultsFile(options, date);
+  writeFileSync(`${file}.tmp`, `${text}\n`);
+  renameSync(`${file}.tmp`, file);
+  process.stdout.write(`${markdown(report, { plans: false })}\n`);
+  const found = problems(report);
+  for (const p of found) process.stderr.write(`problem: ${p}\n`);
+  progress(`wrote ${path.relative(process.cwd(), file)}`);
+  return found.length > 0 ? 1 : 0;
+}
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    progress(`${signal}: stopping`);
+    killChildren();
+    void cleanUp().finally(() => process.exit(130));
+  });
+}
+
+try {
+  process.exitCode = await main();
+} catch (error) {
+  process.stderr.write(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exitCode = 1;
+} finally {
+  await cleanUp();
+  await closeBuilder();
+  killChildren();
+}

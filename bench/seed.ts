@@ -1,0 +1,117 @@
+// Bulk seeding of the versions table: batched multi-row inserts with the secondary indexes dropped,
+// then the indexes rebuilt from their own catalog definitions, then VACUUM ANALYZE.
+import { randomUUID } from 'node:crypto';
+import { toRow } from '../server/db/versions.js';
+import { recordOf } from './dataset.js';
+
+/** What both `pg.Pool` and PGlite offer. */
+export interface Sql {
+  query<R = Record<string, unknown>>(text: string, params?: unknown[]): Promise<{ rows: R[] }>;
+}
+
+export interface SeedTiming {
+  records: number;
+  insertSeconds: number;
+  indexSeconds: number;
+  vacuumSeconds: number;
+  totalSeconds: number;
+}
+
+const BATCH = 5_000;
+
+function seconds(since: bigint): number {
+  return Number(process.hrtime.bigint() - since) / 1e9;
+}
+
+/** The unique constraints and plain indexes of the table besides its primary key, as DDL to recreate them. */
+async function secondaryIndexes(sql: Sql): Promise<{ drop: string[]; create: string[] }> {
+  const constraints = await sql.query<{ name: string; def: string }>(
+    `select conname as name, pg_get_constraintdef(oid) as def from pg_constraint
+     where conrelid = 'versions'::regclass and contype = 'u'`,
+  );
+  const owned = new Set(constraints.rows.map((c) => c.name));
+  const indexes = await sql.query<{ name: string; def: string }>(
+    `select indexname as name, indexdef as def from pg_indexes
+     where schemaname = current_schema() and tablename = 'versions' and indexname <> 'versions_pkey'`,
+  );
+  const plain = indexes.rows.filter((i) => !owned.has(i.name));
+  return {
+    drop: [
+      ...constraints.rows.map((c) => `alter table versions drop constraint "${c.name}"`),
+      ...plain.map((i) => `drop index "${i.name}"`),
+    ],
+    create: [
+      ...constraints.rows.map((c) => `alter table versions add constraint "${c.name}" ${c.def}`),
+      ...plain.map((i) => i.def),
+    ],
+  };
+}
+
+/** `insert ... select * from unnest($1::type[], ...)`: one statement and one array per column per batch. */
+async function insertStatement(sql: Sql, columns: string[]): Promise<string> {
+  const types = await sql.query<{ name: string; type: string }>(
+    `select attname as name, format_type(atttypid, atttypmod) as type from pg_attribute
+     where attrelid = 'versions'::regclass and attnum > 0 and not attisdropped`,
+  );
+  const typeOf = new Map(types.rows.map((t) => [t.name, t.type]));
+  const casts = columns.map((c, i) => `$${i + 1}::${typeOf.get(c)}[]`);
+  return `insert into versions (${columns.join(', ')}) select * from unnest(${casts.join(', ')})`;
+}
+
+function batchOf(from: number, to: number, total: number, columns: string[]): unknown[][] {
+  const arrays: unknown[][] = columns.map(() => []);
+  for (let i = from; i < to; i++) {
+    const fields = recordOf(i, total);
+    const row: Record<string, unknown> = {
+      ...toRow(fields),
+      uid: randomUUID(),
+      created_at: fields.creationDate,
+      updated_at: fields.creationDate,
+    };
+    columns.forEach((c, j) => arrays[j]!.push(row[c]));
+  }
+  return arrays;
+}
+
+/**
+ * Seeds `total` records through the given connections (batches run on all of them at once) into an
+ * empty, migrated versions table.
+ */
+export async function seedVersions(connections: Sql[], total: number, progress: (line: string) => void): Promise<SeedTiming> {
+  const sql = connections[0]!;
+  const started = process.hrtime.bigint();
+  const sample = recordOf(0, total);
+  const columns = [...Object.keys(toRow(sample)), 'uid', 'created_at', 'updated_at'];
+  const insert = await insertStatement(sql, columns);
+  const indexes = await secondaryIndexes(sql);
+  for (const statement of indexes.drop) await sql.query(statement);
+
+  let next = 0;
+  let done = 0;
+  let reported = 0;
+  await Promise.all(
+    connections.map(async (connection) => {
+      while (next < total) {
+        const from = next;
+        const to = Math.min(total, from + BATCH);
+        next = to;
+        await connection.query(insert, batchOf(from, to, total, columns));
+        done += to - from;
+        if (done - reported >= total / 10) {
+          reported = done;
+          progress(`seeded ${done.toLocaleString('en')} of ${total.toLocaleString('en')} records`);
+        }
+      }
+    }),
+  );
+  const insertSeconds = seconds(started);
+
+  const indexing = process.hrtime.bigint();
+  for (const statement of indexes.create) await sql.query(statement);
+  const indexSeconds = seconds(indexing);
+
+  const vacuuming = process.hrtime.bigint();
+  await sql.query('vacuum analyze versions');
+  const vacuumSeconds = seconds(vacuuming);
+  return { records: total, insertSeconds, indexSeconds, vacuumSeconds, totalSeconds: seconds(started) };
+}
