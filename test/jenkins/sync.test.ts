@@ -79,6 +79,10 @@ describe('jobs apply and diff against Jenkins', () => {
     expect(diff.stdout.match(/^~ /gm)).toHaveLength(1);
 
     const mark = jenkins.log.length;
+    const dryRun = await run('apply', path, '--dry-run');
+    expect(dryRun).toMatchObject({ code: 6, stdout: diff.stdout });
+    expect(jenkins.log.slice(mark).filter((r) => r.method === 'POST')).toEqual([]);
+
     const apply = await run('apply', path);
     expect(apply.code).toBe(0);
     expect(apply.stdout).toContain('updated job report');
