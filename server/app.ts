@@ -5,8 +5,10 @@ import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { createPasswords, type Passwords } from './auth/passwords.js';
 import type { ServerConfig } from './config.js';
+import { createMetrics, metricsEndpoint } from './metrics.js';
 import { accessLog } from './middleware/access-log.js';
 import { errors } from './middleware/errors.js';
+import { httpMetrics } from './middleware/metrics.js';
 import { requestId } from './middleware/request-id.js';
 import { publicFiles } from './middleware/static.js';
 import { openApiDocument, openApiYaml } from './openapi.js';
@@ -47,6 +49,8 @@ export function createApp(options: AppOptions): Koa {
   router.get('/v1/openapi.json', (ctx) => {
     ctx.body = openApiDocument();
   });
+  const metrics = options.config.metrics ? createMetrics(options.db) : undefined;
+  if (metrics) router.get('/metrics', metricsEndpoint(metrics));
   healthRoutes(router, s);
   authenticationRoutes(router, s);
   userRoutes(router, s);
@@ -55,6 +59,7 @@ export function createApp(options: AppOptions): Koa {
   const app = new Koa({ proxy: options.config.trustProxy });
   app.silent = true;
   app.use(requestId());
+  if (metrics) app.use(httpMetrics(metrics));
   app.use(accessLog(options.log));
   app.use(errors(options.log));
   app.use(publicFiles(options.publicDir ?? PUBLIC_DIR));

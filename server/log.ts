@@ -1,4 +1,5 @@
-// Structured JSON log lines; never bodies, passwords or tokens.
+// Structured JSON log lines (pino) on stdout, or one readable line each when stdout is a terminal;
+// never bodies, passwords or tokens.
 import pino, { type DestinationStream, type Logger } from 'pino';
 
 export function createLogger(level: string, destination?: DestinationStream): Logger {
@@ -9,6 +10,65 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
       timestamp: pino.stdTimeFunctions.isoTime,
       redact: { paths: ['req.headers.authorization', '*.password', '*.token'], censor: '[redacted]' },
     },
-    destination ?? pino.destination({ fd: 1, sync: false }),
+    destination ?? standardOutput(),
   );
+}
+
+function standardOutput(): DestinationStream {
+  if (!process.stdout.isTTY) return pino.destination({ fd: 1, sync: false });
+  const color = !process.env.NO_COLOR && process.stdout.hasColors();
+  return { write: (line: string) => process.stdout.write(formatLine(line, color)) };
+}
+
+const LEVELS: Record<number, { name: string; color: number }> = {
+  10: { name: 'TRACE', color: 90 },
+  20: { name: 'DEBUG', color: 90 },
+  30: { name: 'INFO', color: 32 },
+  40: { name: 'WARN', color: 33 },
+  50: { name: 'ERROR', color: 31 },
+  60: { name: 'FATAL', color: 35 },
+};
+
+function paint(text: string, code: number, color: boolean): string {
+  return color ? `\u001b[${code}m${text}\u001b[39m` : text;
+}
+
+function value(v: unknown): string {
+  if (typeof v === 'string') return /^[^\s"=]+$/.test(v) ? v : JSON.stringify(v);
+  return JSON.stringify(v) ?? String(v);
+}
+
+/**
+ * One pino JSON line as a line for people: `06:02:33.123 INFO  GET /v1/users 200 3.2 ms requestId=…`.
+ * Lines that are not pino JSON pass unchanged.
+ */
+export function formatLine(line: string, color: boolean): string {
+  let entry: Record<string, unknown>;
+  try {
+    entry = JSON.parse(line) as Record<string, unknown>;
+  } catch {
+    return line.endsWith('\n') ? line : `${line}\n`;
+  }
+  if (entry === null || typeof entry !== 'object') return line.endsWith('\n') ? line : `${line}\n`;
+  const { time, level, msg, err, ...fields } = entry;
+  const shownLevel = LEVELS[level as number] ?? { name: String(level), color: 39 };
+  const parts = [
+    typeof time === 'string' ? (/T([\d:.]+)/.exec(time)?.[1] ?? time) : '',
+    paint(shownLevel.name.padEnd(5), shownLevel.color, color),
+  ].filter(Boolean);
+
+  if (msg === 'request' && typeof fields.method === 'string' && typeof fields.status === 'number') {
+    const { method, path, status, durationMs, ...others } = fields;
+    const statusColor = status >= 500 ? 31 : status >= 400 ? 33 : 32;
+    parts.push(String(method), String(path), paint(String(status), statusColor, color), `${String(durationMs)} ms`);
+    for (const [k, v] of Object.entries(others)) parts.push(`${k}=${value(v)}`);
+  } else {
+    if (msg !== undefined) parts.push(String(msg));
+    for (const [k, v] of Object.entries(fields)) parts.push(`${k}=${value(v)}`);
+  }
+  let text = parts.join(' ');
+  const stack = (err as { stack?: unknown } | undefined)?.stack;
+  if (typeof stack === 'string') text += `\n    ${stack.split('\n').join('\n    ')}`;
+  else if (err !== undefined) text += ` err=${value(err)}`;
+  return `${text}\n`;
 }

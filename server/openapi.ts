@@ -148,6 +148,14 @@ function paths() {
     '/health/ready': {
       get: { tags: ['operations'], summary: 'The database answers', security: [{}], responses: { 200: { description: 'Ready' }, 503: error('Database unreachable') } },
     },
+    '/metrics': {
+      get: {
+        tags: ['operations'],
+        summary: 'Prometheus metrics (absent when REPO_MAN_METRICS=false)',
+        security: [{}],
+        responses: { 200: { description: 'The Prometheus text format', content: { 'text/plain': { schema: { type: 'string' } } } } },
+      },
+    },
   };
 }
 
