@@ -3,13 +3,16 @@
 // machine noise hits both; medians and ratios. Then what each package costs to import.
 // Usage: npm run bench:cli [-- --runs 21]
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const BIN = join(ROOT, 'bin/repoadmin');
+// A private copy of the build, so that a rebuild during the run cannot pull files away; inside
+// node_modules so the server's external packages still resolve.
+const COPY = join(ROOT, 'node_modules/.cache/repoadmin-bench-cli');
+const BIN = join(COPY, 'bin/repoadmin');
 const runsFlag = process.argv.indexOf('--runs');
 const RUNS = Math.max(15, runsFlag > 0 ? Number(process.argv[runsFlag + 1]) : 21);
 const ADMIN_PASSWORD = 'bench-admin-pass';
@@ -56,6 +59,9 @@ async function api<T>(url: string, path: string, body: unknown, token?: string):
 }
 
 async function main(): Promise<void> {
+  await rm(COPY, { recursive: true, force: true });
+  await cp(join(ROOT, 'dist'), join(COPY, 'dist'), { recursive: true });
+  await cp(join(ROOT, 'bin/repoadmin'), BIN);
   const dataDir = await mkdtemp(join(tmpdir(), 'repoadmin-bench-cli-'));
   const home = await mkdtemp(join(tmpdir(), 'repoadmin-bench-home-'));
   const server = await startServer(dataDir);
@@ -111,6 +117,8 @@ async function main(): Promise<void> {
   } finally {
     server.stop();
     await rm(home, { recursive: true, force: true });
+    await rm(dataDir, { recursive: true, force: true });
+    await rm(COPY, { recursive: true, force: true });
   }
 }
 

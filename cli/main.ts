@@ -71,6 +71,11 @@ export async function main(argv: string[], deps: Deps): Promise<number> {
     });
 
   const wanted = firstOperand(args);
+  if (!wanted && args.includes('--version')) {
+    // Answered before any command is loaded: scripts call it to check the tool is there.
+    deps.io.out(VERSION);
+    return 0;
+  }
   // Only without a command: `publish --version 1.2.3` is the record's version, not ours.
   if (!wanted) program.version(VERSION, '--version', 'print the version');
   const names = wanted && GROUPS[wanted] ? [wanted] : Object.keys(GROUPS);

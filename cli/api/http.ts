@@ -40,7 +40,6 @@ export function createHttp(options: HttpOptions): Http {
   const log = options.log;
   const timeout = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const baseDelay = options.retryDelayMs ?? 300;
-  const started = new WeakMap<Request, number>();
   const client = ky.create({
     prefixUrl: options.baseUrl,
     timeout,
@@ -48,7 +47,6 @@ export function createHttp(options: HttpOptions): Http {
     hooks: {
       beforeRequest: [
         (request) => {
-          started.set(request, performance.now());
           if (!log) return;
           const auth = request.headers.get('authorization');
           log(`> ${request.method} ${request.url}${auth ? ` (Authorization: Bearer ${maskToken(auth.replace(/^Bearer /i, ''))})` : ''}`);
@@ -57,14 +55,6 @@ export function createHttp(options: HttpOptions): Http {
       beforeRetry: [
         ({ request, error, retryCount }) => {
           log?.(`retrying ${request.method} ${request.url} (attempt ${retryCount + 1}) after: ${describe(error)}`);
-        },
-      ],
-      afterResponse: [
-        (request, _options, response) => {
-          if (!log) return;
-          const ms = performance.now() - (started.get(request) ?? performance.now());
-          const id = response.headers.get('x-request-id');
-          log(`< ${response.status} ${request.method} ${request.url} in ${ms.toFixed(0)} ms${id ? ` (request id ${id})` : ''}`);
         },
       ],
     },
@@ -85,6 +75,8 @@ export function createHttp(options: HttpOptions): Http {
     const searchParams = Object.fromEntries(
       Object.entries(request.searchParams ?? {}).filter((entry): entry is [string, string | number] => entry[1] !== undefined),
     );
+    const started = performance.now();
+    const took = () => `${(performance.now() - started).toFixed(0)} ms`;
     try {
       const response = await client(request.path, {
         method: request.method,
@@ -93,12 +85,19 @@ export function createHttp(options: HttpOptions): Http {
         retry,
         headers: request.token ? { authorization: `Bearer ${request.token}` } : undefined,
       });
+      log?.(`< ${response.status} ${request.method} ${request.path} in ${took()}${requestId(response)}`);
       if (response.status === 204) return undefined as T;
       return (await response.json()) as T;
     } catch (error) {
+      if (error instanceof HTTPError) log?.(`< ${error.response.status} ${request.method} ${request.path} in ${took()}${requestId(error.response)}`);
       throw await toAppError(error, options.baseUrl, timeout);
     }
   };
+}
+
+function requestId(response: Response): string {
+  const id = response.headers.get('x-request-id');
+  return id ? ` (request id ${id})` : '';
 }
 
 function tooLongToWait(error: Error): boolean {
