@@ -1,0 +1,217 @@
+// The self-runnable archive: npm pack, an offline install into a temporary prefix away from the
+// source tree, the installed server on its embedded database driven by the installed CLI, and a
+// graceful stop on SIGTERM while a request is in flight.
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROOT } from './api-files.js';
+
+const run = promisify(execFile);
+const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string };
+
+const ADMIN_PASSWORD = 'archive-admin-pass-1';
+const tmp = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'repoadmin-archive-')));
+const prefix = path.join(tmp, 'prefix');
+const installed = path.join(prefix, 'lib', 'node_modules', 'repoadmin');
+const binary = path.join(prefix, 'bin', 'repoadmin');
+const dataDir = path.join(tmp, 'data');
+
+/** An environment with nothing from the source tree or from `npm test`: no npm_* settings, no NODE_PATH. */
+const cleanEnv: NodeJS.ProcessEnv = {
+  PATH: `${path.join(prefix, 'bin')}:${path.dirname(process.execPath)}:/usr/local/bin:/usr/bin:/bin`,
+  HOME: path.join(tmp, 'home'),
+  LANG: 'C.UTF-8',
+};
+
+let tarball: string;
+let tarEntries: string[];
+let server: ChildProcess | undefined;
+let serverOut = '';
+let serverErr = '';
+let url: string;
+
+interface Result {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the installed `repoadmin` from the temporary folder. */
+function cli(args: string[], input?: string): Promise<Result> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(binary, args, {
+      cwd: tmp,
+      env: { ...cleanEnv, REPOADMIN_CONFIG_DIR: path.join(tmp, 'config'), CI: '1', NO_COLOR: '1' },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(input ?? '');
+  });
+}
+
+function waitFor(check: () => RegExpExecArray | null, what: string, ms: number): Promise<RegExpExecArray> {
+  return new Promise((resolve, reject) => {
+    const started = Date.now();
+    const poll = setInterval(() => {
+      const found = check();
+      if (found) {
+        clearInterval(poll);
+        resolve(found);
+      } else if (Date.now() - started > ms) {
+        clearInterval(poll);
+        reject(new Error(`timed out waiting for ${what}; server stderr:\n${serverErr}`));
+      }
+    }, 50);
+  });
+}
+
+beforeAll(async () => {
+  if (!existsSync(path.join(ROOT, 'dist', 'repoadmin.js'))) throw new Error('dist/ is missing: run npm run build first (npm test does)');
+  // --ignore-scripts: prepack would rebuild dist/ under the feet of the other test files.
+  const packed = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', tmp], { cwd: ROOT, maxBuffer: 64 * 1024 * 1024 });
+  tarball = path.join(tmp, (JSON.parse(packed.stdout) as { filename: string }[])[0]!.filename);
+  tarEntries = (await run('tar', ['tzf', tarball], { maxBuffer: 64 * 1024 * 1024 })).stdout.split('\n').filter(Boolean);
+
+  // --offline, a cache of its own and a registry that does not exist: everything must come from the archive.
+  await run(
+    'npm',
+    ['install', '--global', '--offline', '--no-audit', '--no-fund', '--prefix', prefix, '--cache', path.join(tmp, 'npm-cache'), '--registry', 'http://127.0.0.1:9/', tarball],
+    { cwd: tmp, env: cleanEnv, maxBuffer: 16 * 1024 * 1024 },
+  );
+}, 120_000);
+
+afterAll(async () => {
+  if (server && server.exitCode === null && server.signalCode === null) {
+    server.kill('SIGKILL');
+    await new Promise((resolve) => server!.once('exit', resolve));
+  }
+  rmSync(tmp, { recursive: true, force: true });
+});
+
+describe('the archive', () => {
+  it(`is repoadmin-${pkg.version}.tgz with the launcher, the bundle, the built page and the run-time modules only`, () => {
+    expect(path.basename(tarball)).toBe(`repoadmin-${pkg.version}.tgz`);
+    for (const file of ['bin/repoadmin', 'dist/repoadmin.js', 'dist/public/index.html', 'dist/public/api/openapi.yaml', 'dist/public/api/repoadmin.postman_collection.json', 'package.json']) {
+      expect(tarEntries).toContain(`package/${file}`);
+    }
+    const modules = new Set(tarEntries.filter((e) => e.startsWith('package/node_modules/')).map((e) => e.split('/').slice(2, e.split('/')[2]!.startsWith('@') ? 4 : 3).join('/')));
+    for (const runtime of ['@electric-sql/pglite', 'bcrypt', 'knex', 'koa', 'pg', 'pino', 'prom-client']) expect(modules).toContain(runtime);
+    for (const devOnly of ['vitest', 'typescript', 'esbuild', 'playwright-core', 'tsx', 'newman', '@types/node', 'marked', 'commander']) {
+      expect(modules).not.toContain(devOnly);
+    }
+    const own = tarEntries.filter((e) => !e.startsWith('package/node_modules/'));
+    expect(own.filter((e) => /\.(ts|map)$/.test(e) || /^package\/(test|server|cli|common|scripts|bench)\//.test(e))).toEqual([]);
+  });
+
+  it('installs offline into a prefix of its own, not linked to the source tree', () => {
+    expect(existsSync(binary)).toBe(true);
+    expect(realpathSync(installed).startsWith(prefix)).toBe(true);
+    expect(realpathSync(binary).startsWith(installed)).toBe(true);
+    expect(existsSync(path.join(installed, 'node_modules', 'bcrypt'))).toBe(true);
+  });
+
+  it('runs every command of the installed CLI', async () => {
+    const version = await cli(['--version']);
+    expect(version).toMatchObject({ code: 0, stdout: `${pkg.version}\n` });
+    const commands = ['server', 'login', 'logout', 'whoami', 'token', 'user', 'publish', 'search', 'jobs'];
+    const helps = await Promise.all(commands.map((command) => cli([command, '--help'])));
+    commands.forEach((command, i) => {
+      expect(helps[i]!.code, `${command} --help: ${helps[i]!.stderr}`).toBe(0);
+      expect(helps[i]!.stdout).toContain(`repoadmin ${command}`);
+    });
+  }, 60_000);
+
+  it('starts repoadmin server on the embedded database', async () => {
+    server = spawn(binary, ['server', '--port', '0'], {
+      cwd: tmp,
+      env: { ...cleanEnv, REPO_MAN_DATA_DIR: dataDir, REPO_MAN_ADMIN_PASSWORD: ADMIN_PASSWORD, REPO_MAN_BCRYPT_COST: '4' },
+    });
+    server.stdout!.on('data', (d) => (serverOut += d));
+    server.stderr!.on('data', (d) => (serverErr += d));
+    const listening = await waitFor(() => /listening on http:\/\/localhost:(\d+), database: embedded PGlite at (.+)/.exec(serverErr), 'the server to listen', 45_000);
+    expect(listening[2]).toBe(dataDir);
+    url = `http://127.0.0.1:${listening[1]}`;
+
+    const ready = await fetch(`${url}/health/ready`);
+    expect(ready.status).toBe(200);
+    const page = await fetch(`${url}/public/index.html`);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toMatch(/<html/i);
+    const description = await fetch(`${url}/public/api/openapi.yaml`);
+    expect(await description.text()).toBe(readFileSync(path.join(ROOT, 'public', 'api', 'openapi.yaml'), 'utf8'));
+
+    // Every module the server process mapped (the native bcrypt addon among them) comes from the archive.
+    const mapped = readFileSync(`/proc/${server.pid}/maps`, 'utf8').split('\n').map((l) => l.split(/\s+/)[5] ?? '').filter((f) => f.includes('node_modules'));
+    expect(mapped.some((f) => f.includes('bcrypt'))).toBe(true);
+    expect(mapped.filter((f) => !f.startsWith(installed))).toEqual([]);
+  }, 60_000);
+
+  it('is driven by the installed CLI: login, publish, search', async () => {
+    const login = await cli(['login', '--url', url, '--username', 'admin', '--password-stdin'], `${ADMIN_PASSWORD}\n`);
+    expect(login.code, login.stderr).toBe(0);
+    expect(login.stderr).toContain('Logged in');
+
+    const publish = await cli(['publish', '--project', 'acme', '--group', 'com.acme', '--artifact', 'app', '--version', '1.2.3', '--branch', 'main', '--latest']);
+    expect(publish.code, publish.stderr).toBe(0);
+    expect(publish.stdout.trim()).toMatch(/^[0-9a-f-]{36}$/);
+
+    const search = await cli(['search', '--group', 'com.acme', '--artifact', 'app', '--branch', 'main', '--latest', '--field', 'version']);
+    expect(search.code, search.stderr).toBe(0);
+    expect(search.stdout).toBe('1.2.3\n');
+
+    const json = await cli(['search', '--group', 'com.acme', '--json']);
+    expect(JSON.parse(json.stdout).versionInformation).toEqual([expect.objectContaining({ uid: publish.stdout.trim(), projectName: 'acme', latestVersion: true })]);
+  }, 60_000);
+
+  it('logs JSON lines off a terminal, without the password or token', async () => {
+    const lines = serverOut.split('\n').filter(Boolean);
+    const requests = lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((e) => e.msg === 'request');
+    expect(requests.map((e) => `${e.method} ${e.path} ${e.status}`)).toContain('POST /v1/authentication/generate-token 200');
+    expect(requests.every((e) => typeof e.requestId === 'string' && typeof e.durationMs === 'number')).toBe(true);
+    const stored = JSON.parse(readFileSync(path.join(tmp, 'config', 'config.json'), 'utf8')) as unknown;
+    const token = /eyJ[\w-]+\.[\w-]+\.[\w-]+/.exec(JSON.stringify(stored))?.[0];
+    expect(token).toBeDefined();
+    expect(serverOut + serverErr).not.toContain(token!);
+    expect(serverOut + serverErr).not.toContain(ADMIN_PASSWORD);
+  });
+
+  it('on SIGTERM finishes the request in flight, accepts no new ones, closes the database and exits 0 within 10 s', async () => {
+    const body = JSON.stringify({ groupId: 'com.acme', artifactId: 'app' });
+    const socket = net.connect(Number(new URL(url).port), '127.0.0.1');
+    await new Promise((resolve) => socket.once('connect', resolve));
+    let answer = '';
+    socket.on('data', (d) => (answer += d));
+    const closed = new Promise((resolve) => socket.once('close', resolve));
+    // Headers and half the body: the server is now reading the request.
+    socket.write(
+      `POST /v1/repositories/search HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body.slice(0, 10)}`,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 300));
+
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>((resolve) =>
+      server!.once('exit', (code, signal) => resolve({ code, signal, at: Date.now() })),
+    );
+    const signalled = Date.now();
+    server!.kill('SIGTERM');
+    await waitFor(() => /SIGTERM: stopping/.exec(serverErr), 'the stop message', 5_000);
+    await expect(fetch(`${url}/health`)).rejects.toThrow();
+
+    socket.write(body.slice(10));
+    const { code, signal, at } = await exited;
+    await closed;
+    expect(answer).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
+    expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)).page.totalElements).toBe(1);
+    expect({ code, signal }).toEqual({ code: 0, signal: null });
+    expect(at - signalled).toBeLessThan(10_000);
+    expect(serverErr).toContain('stopped');
+    expect(existsSync(path.join(dataDir, 'repoadmin.lock'))).toBe(false);
+  }, 30_000);
+});

@@ -1,0 +1,140 @@
+// The container definitions, checked without a Docker engine: the Dockerfile through a Dockerfile
+// parser, the compose file through `docker-compose config` (Debian's docker-compose package).
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { Copy, DockerfileParser, type Instruction } from 'dockerfile-ast';
+import { parse } from 'yaml';
+import { describe, expect, it } from 'vitest';
+import { ROOT } from './api-files.js';
+
+const run = promisify(execFile);
+const dockerfile = DockerfileParser.parse(readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8'));
+
+/** The instructions of the last stage: what the image runs with. */
+function finalStage(): Instruction[] {
+  const froms = dockerfile.getFROMs();
+  const lastFrom = froms[froms.length - 1]!.getRange().start.line;
+  return dockerfile.getInstructions().filter((i) => i.getRange().start.line >= lastFrom);
+}
+
+function args(instruction: Instruction): string[] {
+  return instruction.getArguments().map((a) => a.getValue());
+}
+
+const keyword = (name: string) => finalStage().filter((i) => i.getKeyword() === name);
+
+describe('the Dockerfile', () => {
+  it('is multi-stage on a slim Node base, the run stage taking only the build stage output', () => {
+    const froms = dockerfile.getFROMs();
+    expect(froms.length).toBeGreaterThanOrEqual(2);
+    for (const from of froms) {
+      expect(from.getImageName()).toBe('node');
+      expect(from.getImageTag()).toMatch(/-slim$/);
+    }
+    const buildStage = froms[0]!.getBuildStage();
+    expect(buildStage).toBeTruthy();
+    const copies = keyword('COPY');
+    expect(copies.length).toBeGreaterThan(0);
+    expect(copies.map((c) => (c instanceof Copy ? c.getFromFlag()?.getValue() : undefined))).toEqual(copies.map(() => buildStage));
+  });
+
+  it('runs as a non-root user', () => {
+    const users = keyword('USER');
+    expect(users.length).toBeGreaterThan(0);
+    const user = args(users[users.length - 1]!)[0]!.split(':')[0];
+    expect(['root', '0', '']).not.toContain(user);
+  });
+
+  it('exposes 9090 and checks /health/ready with node (slim images have no curl)', () => {
+    expect(keyword('EXPOSE').flatMap(args)).toContain('9090');
+    const checks = keyword('HEALTHCHECK');
+    expect(checks).toHaveLength(1);
+    const content = checks[0]!.getArgumentsContent()!;
+    expect(content).toMatch(/CMD \[?"?node"?/);
+    expect(content).toContain('/health/ready');
+    expect(content).not.toMatch(/\bcurl\b|\bwget\b/);
+  });
+
+  it('keeps the embedded database folder in a volume, the one REPO_MAN_DATA_DIR names', () => {
+    const line = keyword('VOLUME')[0]!.getRange().start.line;
+    const dataDir = dockerfile.resolveVariable('REPO_MAN_DATA_DIR', line);
+    expect(dataDir).toMatch(/^\//);
+    expect(keyword('VOLUME').flatMap(args)).toContain(dataDir);
+  });
+
+  it('starts repoadmin server, configured through REPO_MAN_* variables', () => {
+    const entry = [...keyword('ENTRYPOINT').flatMap(args), ...keyword('CMD').flatMap(args)].join(' ');
+    expect(entry).toMatch(/repoadmin.*server/);
+    expect(keyword('ENV').flatMap(args).join(' ')).toMatch(/REPO_MAN_PORT=9090/);
+  });
+
+  it('has a .dockerignore that keeps node_modules, dist and .git out of the build context', () => {
+    const ignored = readFileSync(path.join(ROOT, '.dockerignore'), 'utf8').split('\n').map((l) => l.trim());
+    for (const entry of ['node_modules', 'dist', '.git']) expect(ignored).toContain(entry);
+  });
+});
+
+async function composeBinary(): Promise<boolean> {
+  try {
+    await run('docker-compose', ['version']);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const haveCompose = await composeBinary();
+if (!haveCompose && process.env.REPOADMIN_REQUIRE_COMPOSE === '1') {
+  throw new Error('REPOADMIN_REQUIRE_COMPOSE=1 but docker-compose is not installed (apt-get install docker-compose)');
+}
+
+interface Compose {
+  services: Record<string, {
+    image?: string;
+    build?: unknown;
+    environment?: Record<string, string>;
+    depends_on?: Record<string, { condition: string }>;
+    healthcheck?: { test: string[] };
+    volumes?: (string | { source: string; target: string })[];
+    ports?: unknown[];
+  }>;
+  volumes?: Record<string, unknown>;
+}
+
+describe('docker-compose.yml', () => {
+  // The file as written: its structure, checked here whether or not docker-compose is installed.
+  const written = parse(readFileSync(path.join(ROOT, 'docker-compose.yml'), 'utf8')) as Compose;
+
+  function checkStructure(compose: Compose) {
+    const app = compose.services.repoadmin!;
+    const db = compose.services.postgres!;
+    expect(app.build).toBeDefined();
+    expect(app.depends_on).toEqual({ postgres: { condition: 'service_healthy' } });
+    expect(app.environment).toMatchObject({ REPO_MAN_DB_JDBC: 'postgres', REPO_MAN_DB_HOST: 'postgres', REPO_MAN_DB_DATABASE: 'repoadmin', REPO_MAN_DB_USER: 'repoadmin' });
+    expect(app.environment?.REPO_MAN_DB_PASS).toBeDefined();
+    expect(db.image).toMatch(/^postgres:\d+/);
+    expect(db.healthcheck?.test.join(' ')).toContain('pg_isready');
+    const mounts = (db.volumes ?? []).map((v) => (typeof v === 'string' ? v.split(':')[0] : v.source));
+    expect(Object.keys(compose.volumes ?? {})).toEqual(expect.arrayContaining(mounts));
+    expect(mounts.length).toBe(1);
+  }
+
+  it('starts the service after a healthy PostgreSQL with a named volume', () => {
+    checkStructure(written);
+  });
+
+  it.skipIf(!haveCompose)('passes docker-compose config', async () => {
+    const { stdout } = await run('docker-compose', ['-f', path.join(ROOT, 'docker-compose.yml'), 'config'], { cwd: ROOT, env: { PATH: process.env.PATH } });
+    const resolved = parse(stdout) as Compose;
+    checkStructure(resolved);
+    // Unset variables take their defaults; the password of the service and of the database agree.
+    expect(resolved.services.repoadmin!.environment!.REPO_MAN_DB_PASS).toBe(resolved.services.postgres!.environment!.POSTGRES_PASSWORD);
+  });
+
+  it.skipIf(!haveCompose)('rejects a broken compose file (the check is real)', async () => {
+    const broken = path.join(ROOT, 'test', 'ship', 'fixtures', 'broken-compose.yml');
+    await expect(run('docker-compose', ['-f', broken, 'config'], { cwd: ROOT })).rejects.toThrow();
+  });
+});
