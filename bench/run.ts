@@ -145,41 +145,40 @@ interface Part {
   scenarios: Scenario[];
   server: Child;
   token: string;
+  /** When given, each server measurement is followed at once by its database-only one, so both see the same machine. */
+  direct?: DirectDatabase;
 }
 
-/** Server measurements of every scenario and concurrency, with the server's memory. */
-async function loadServer(part: Part, options: Options): Promise<{ results: Map<string, Measurement>; memory: DatabaseRun['memory'] }> {
-  const results = new Map<string, Measurement>();
-  const rest = part.server.rss();
-  let peak = rest;
+interface Measured {
+  server: Map<string, Measurement>;
+  direct: Map<string, Measurement>;
+  memory: DatabaseRun['memory'];
+}
+
+async function measureDirect(part: Pick<Part, 'database'>, scenario: Scenario, db: DirectDatabase, connections: number, options: Options) {
+  const result = await loadLoop((i) => scenario.direct(db, i), { ...options.load, connections });
+  progress(`${part.database} SQL     ${scenario.name} c=${connections}: ${fmt(result)}`);
+  return result;
+}
+
+/** Server measurements of every scenario and concurrency (with their database-only ones), and the server's memory. */
+async function measure(part: Part, options: Options): Promise<Measured> {
+  const measured: Measured = { server: new Map(), direct: new Map(), memory: { rest: part.server.rss(), peak: 0, after: 0 } };
+  measured.memory.peak = measured.memory.rest;
   for (const scenario of part.scenarios) {
     for (const connections of options.connections) {
-      const { result, peak: seen } = await withPeakRss(part.server, () =>
+      const key = `${scenario.id}/${connections}`;
+      const { result, peak } = await withPeakRss(part.server, () =>
         loadHttp(part.server.url, scenario.request(part.token), { ...options.load, connections }),
       );
-      peak = Math.max(peak, seen);
-      results.set(`${scenario.id}/${connections}`, result);
+      measured.memory.peak = Math.max(measured.memory.peak, peak);
+      measured.server.set(key, result);
       progress(`${part.database} server  ${scenario.name} c=${connections}: ${fmt(result)}`);
+      if (part.direct) measured.direct.set(key, await measureDirect(part, scenario, part.direct, connections, options));
     }
   }
-  return { results, memory: { rest, peak, after: part.server.rss() } };
-}
-
-async function loadDirect(
-  database: DatabaseRun['database'],
-  list: Scenario[],
-  db: DirectDatabase,
-  options: Options,
-): Promise<Map<string, Measurement>> {
-  const results = new Map<string, Measurement>();
-  for (const scenario of list) {
-    for (const connections of options.connections) {
-      const result = await loadLoop((i) => scenario.direct(db, i), { ...options.load, connections });
-      results.set(`${scenario.id}/${connections}`, result);
-      progress(`${database} SQL     ${scenario.name} c=${connections}: ${fmt(result)}`);
-    }
-  }
-  return results;
+  measured.memory.after = part.server.rss();
+  return measured;
 }
 
 /** The empty Koa route under the same requests, once per method and concurrency. */
@@ -199,8 +198,7 @@ function floorMeasurer(floor: Child, options: Options): (request: HttpRequest, c
 async function rows(
   database: DatabaseRun['database'],
   list: Scenario[],
-  server: Map<string, Measurement>,
-  direct: Map<string, Measurement>,
+  measured: Measured,
   floor: (request: HttpRequest, connections: number) => Promise<Measurement>,
   options: Options,
 ): Promise<Row[]> {
@@ -213,8 +211,8 @@ async function rows(
         scenario: scenario.id,
         name: scenario.name,
         connections,
-        server: server.get(key)!,
-        direct: direct.get(key)!,
+        server: measured.server.get(key)!,
+        direct: measured.direct.get(key)!,
         floor: await floor(scenario.request('floor'), connections),
       });
     }
@@ -288,11 +286,11 @@ async function runPostgres(options: Options, list: Scenario[], floor: ReturnType
   cleanups.push(() => server.stop());
   progress(`PostgreSQL: server pid ${server.pid} at ${server.url}`);
   const token = await login(server);
-  const loaded = await loadServer({ database: 'PostgreSQL', scenarios: list, server, token }, options);
+  const direct: DirectDatabase = { query: (sql, b) => pool.query(sql, [...b]), knex: opened.db };
+  const measured = await measure({ database: 'PostgreSQL', scenarios: list, server, token, direct }, options);
   await server.stop();
-  const direct = await loadDirect('PostgreSQL', list, { query: (sql, b) => pool.query(sql, [...b]), knex: opened.db }, options);
-  const run: DatabaseRun = { database: 'PostgreSQL', records: options.records, seed, plans, memory: loaded.memory };
-  return { run, rows: await rows('PostgreSQL', list, loaded.results, direct, floor, options), version };
+  const run: DatabaseRun = { database: 'PostgreSQL', records: options.records, seed, plans, memory: measured.memory };
+  return { run, rows: await rows('PostgreSQL', list, measured, floor, options), version };
 }
 
 function openPglite(dir: string): { lite: PGlite; knex: Knex } {
@@ -321,15 +319,20 @@ async function runPglite(options: Options, list: Scenario[], floor: ReturnType<t
   cleanups.push(() => server.stop());
   progress(`PGlite: server pid ${server.pid} at ${server.url}`);
   const token = await login(server);
-  const loaded = await loadServer({ database: 'PGlite', scenarios: list, server, token }, options);
+  const measured = await measure({ database: 'PGlite', scenarios: list, server, token }, options);
   await server.stop();
 
   open = openPglite(dir);
   const { lite, knex } = open;
   cleanups.push(() => knex.destroy());
-  const direct = await loadDirect('PGlite', list, { query: (sql, b) => lite.query(sql, [...b]), knex }, options);
-  const run: DatabaseRun = { database: 'PGlite', records: options.pgliteRecords, seed, plans, memory: loaded.memory };
-  return { run, rows: await rows('PGlite', list, loaded.results, direct, floor, options) };
+  const direct: DirectDatabase = { query: (sql, b) => lite.query(sql, [...b]), knex };
+  for (const scenario of list) {
+    for (const connections of options.connections) {
+      measured.direct.set(`${scenario.id}/${connections}`, await measureDirect({ database: 'PGlite' }, scenario, direct, connections, options));
+    }
+  }
+  const run: DatabaseRun = { database: 'PGlite', records: options.pgliteRecords, seed, plans, memory: measured.memory };
+  return { run, rows: await rows('PGlite', list, measured, floor, options) };
 }
 
 function pgliteVersion(): string {
