@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RunResult, assertBuilt } from '../cli/run.js';
 import { ROOT } from './api-files.js';
 
 const run = promisify(execFile);
@@ -34,14 +35,8 @@ let serverOut = '';
 let serverErr = '';
 let url: string;
 
-interface Result {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
 /** Runs the installed `repoadmin` from the temporary folder. */
-function cli(args: string[], input?: string): Promise<Result> {
+function cli(args: string[], input?: string): Promise<RunResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(binary, args, {
       cwd: tmp,
@@ -74,7 +69,7 @@ function waitFor(check: () => RegExpExecArray | null, what: string, ms: number):
 }
 
 beforeAll(async () => {
-  if (!existsSync(path.join(ROOT, 'dist', 'repoadmin.js'))) throw new Error('dist/ is missing: run npm run build first (npm test does)');
+  assertBuilt();
   // --ignore-scripts: prepack would rebuild dist/ under the feet of the other test files.
   const packed = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', tmp], { cwd: ROOT, maxBuffer: 64 * 1024 * 1024 });
   tarball = path.join(tmp, (JSON.parse(packed.stdout) as { filename: string }[])[0]!.filename);
