@@ -65,11 +65,14 @@ export async function runServer(args: string[], env: NodeJS.ProcessEnv, io: Io):
     });
     io.err(`${stopped}: stopping; finishing requests in flight`);
     await new Promise<void>((resolve) => {
+      // Keep-alive connections become idle as their last request finishes: close them as they do.
+      const sweep = setInterval(() => server.closeIdleConnections(), 100);
       const force = setTimeout(() => {
         server.closeAllConnections();
         resolve();
       }, SHUTDOWN_GRACE_MS);
       server.close(() => {
+        clearInterval(sweep);
         clearTimeout(force);
         resolve();
       });
