@@ -1,12 +1,13 @@
-// The example file of docs/jobs.md is valid, and renders both job kinds and the view.
+// The example file of the README's Jenkins section is valid, and renders both job kinds and the view.
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { repoadmin, scratch } from './harness.js';
 
-describe('docs/jobs.md', () => {
+describe('README: Jenkins jobs', () => {
   it('has an example file that jobs validate accepts', async () => {
-    const doc = await readFile(new URL('../../docs/jobs.md', import.meta.url), 'utf8');
-    const example = /```json\n([\s\S]*?)```/.exec(doc)?.[1];
+    const readme = await readFile(new URL('../../README.md', import.meta.url), 'utf8');
+    const section = readme.split('## Jenkins jobs: replacing a seed job')[1]?.split('\n## ')[0] ?? '';
+    const example = /```json\n([\s\S]*?)```/.exec(section)?.[1];
     expect(example).toBeDefined();
     const files = await scratch();
     try {
