@@ -161,18 +161,23 @@ const FILTER_COLUMNS: [keyof SearchFilters, string][] = [
   ['type', 'type'],
 ];
 
-/** The filtered query both the page and its count are built from. */
-export function searchQuery(db: Db, filters: SearchFilters): Knex.QueryBuilder {
-  const query = db('versions');
-  for (const [field, column] of FILTER_COLUMNS) {
+/** Adds the filters on these columns to a query of versions or of version_counts. */
+function applyFilters(query: Knex.QueryBuilder, filters: SearchFilters, columns: [keyof SearchFilters, string][]): Knex.QueryBuilder {
+  for (const [field, column] of columns) {
     const value = filters[field];
     if (typeof value !== 'string') continue;
     const pattern = filterPattern(value);
     if ('like' in pattern) query.whereRaw(`?? like ? escape '\\'`, [column, pattern.like]);
     else query.where(column, pattern.exact);
   }
-  if (filters.uid !== undefined) query.where('uid', filters.uid);
   if (filters.latestVersion === true) query.where('latest_version', true);
+  return query;
+}
+
+/** The filtered query both the page and its count are built from. */
+export function searchQuery(db: Db, filters: SearchFilters): Knex.QueryBuilder {
+  const query = applyFilters(db('versions'), filters, FILTER_COLUMNS);
+  if (filters.uid !== undefined) query.where('uid', filters.uid);
   return query;
 }
 
@@ -189,7 +194,15 @@ export function pageQuery(db: Db, filters: SearchFilters, paging: Paging): Knex.
     .offset((paging.page - 1) * paging.size);
 }
 
+/**
+ * The total of a search. Filters on the columns that version_counts keeps are answered from its
+ * summary rows (a few, however many records match); only `version` and `uid` need the records.
+ */
 export function countQuery(db: Db, filters: SearchFilters): Knex.QueryBuilder {
+  if (filters.version === undefined && filters.uid === undefined) {
+    const counted = FILTER_COLUMNS.filter(([field]) => field !== 'version');
+    return applyFilters(db('version_counts'), filters, counted).select(db.raw('coalesce(sum(records), 0) as n'));
+  }
   return searchQuery(db, filters).count({ n: '*' });
 }
 

@@ -1,6 +1,7 @@
 // The migrations, in order. Listed in code (not read from a folder) so they work inside the bundle.
 import type { Knex } from 'knex';
 import * as initial from './20261121000000_initial.js';
+import * as versionCounts from './20261121120000_version_counts.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -9,6 +10,7 @@ interface Migration {
 
 const MIGRATIONS: Record<string, Migration> = {
   '20261121000000_initial': initial,
+  '20261121120000_version_counts': versionCounts,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
