@@ -1,8 +1,11 @@
 // CLI start-up benchmark (not a test): wall time of `repoadmin --version`, `search --json` and
 // `publish` against a local server, each run paired with a bare `node -e 0` in the same round so
-// machine noise hits both; medians and ratios. Then what each package costs to import.
+// machine noise hits both; medians and ratios. On Linux also the CPU time (user + system) the runs
+// used, which a loaded machine disturbs far less than wall time. Then what each package costs to
+// import, and what the first HTTP request costs by the way it is made.
 // Usage: npm run bench:cli [-- --runs 21]
 import { spawn, spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -23,12 +26,38 @@ function median(values: number[]): number {
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
-function timed(args: string[], env: NodeJS.ProcessEnv, cwd = ROOT): number {
+/** CPU time (user + system, ms) of this process's finished children, on Linux; else undefined. */
+function childrenCpuMs(): number | undefined {
+  try {
+    // Fields 16 and 17 of /proc/self/stat (cutime, cstime), in clock ticks of 10 ms; the command
+    // name in parentheses may hold spaces, so count from after it.
+    const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[13]) + Number(fields[14])) * 10;
+  } catch {
+    return undefined;
+  }
+}
+
+/** CPU time of each kind of run, summed: the ticks are too coarse for one run, not for the mean. */
+const cpuTotals = new Map<string, { ms: number; runs: number }>();
+
+function timed(args: string[], env: NodeJS.ProcessEnv, cwd = ROOT, cpuKey?: string): number {
+  const cpuBefore = cpuKey ? childrenCpuMs() : undefined;
   const started = process.hrtime.bigint();
   const result = spawnSync(process.execPath, args, { env, cwd, stdio: ['ignore', 'ignore', 'pipe'] });
   const ms = Number(process.hrtime.bigint() - started) / 1e6;
   if (result.status !== 0) throw new Error(`${args.join(' ')} failed (${result.status}): ${result.stderr}`);
+  const cpuAfter = cpuKey ? childrenCpuMs() : undefined;
+  if (cpuKey && cpuBefore !== undefined && cpuAfter !== undefined) {
+    const total = cpuTotals.get(cpuKey) ?? { ms: 0, runs: 0 };
+    cpuTotals.set(cpuKey, { ms: total.ms + cpuAfter - cpuBefore, runs: total.runs + 1 });
+  }
   return ms;
+}
+
+function meanCpu(key: string): number | undefined {
+  const total = cpuTotals.get(key);
+  return total && total.runs ? total.ms / total.runs : undefined;
 }
 
 async function startServer(dataDir: string): Promise<{ url: string; stop(): void }> {
@@ -86,21 +115,24 @@ async function main(): Promise<void> {
       for (const [name, args] of Object.entries(commands)) {
         // Alternate which goes first so neither always gets the warmer slot.
         if (round % 2) {
-          samples[name]!.node.push(timed(['-e', '0'], env));
-          samples[name]!.cli.push(timed(args, env));
+          samples[name]!.node.push(timed(['-e', '0'], env, ROOT, 'node -e 0'));
+          samples[name]!.cli.push(timed(args, env, ROOT, name));
         } else {
-          samples[name]!.cli.push(timed(args, env));
-          samples[name]!.node.push(timed(['-e', '0'], env));
+          samples[name]!.cli.push(timed(args, env, ROOT, name));
+          samples[name]!.node.push(timed(['-e', '0'], env, ROOT, 'node -e 0'));
         }
       }
     }
 
     console.log(`CLI start-up, ${RUNS} interleaved runs each, medians (Node ${process.version}, ${server.url})\n`);
-    console.log('command            repoadmin   node -e 0   ratio   target');
+    const nodeCpu = meanCpu('node -e 0');
+    console.log('command            repoadmin   node -e 0   ratio   target          cpu (user+sys, mean)');
     for (const [name, { cli, node }] of Object.entries(samples)) {
       const ratio = median(cli) / median(node);
       const target = name === '--version' ? '' : ratio <= 2.5 ? '<= 2.5x ok' : '> 2.5x MISSED';
-      console.log(`${name.padEnd(18)} ${median(cli).toFixed(1).padStart(7)} ms ${median(node).toFixed(1).padStart(8)} ms ${ratio.toFixed(2).padStart(6)}x   ${target}`);
+      const cpu = meanCpu(name);
+      const cpuText = cpu !== undefined && nodeCpu ? `${cpu.toFixed(0).padStart(4)} ms vs ${nodeCpu.toFixed(0)} ms, ${(cpu / nodeCpu).toFixed(2)}x` : '';
+      console.log(`${name.padEnd(18)} ${median(cli).toFixed(1).padStart(7)} ms ${median(node).toFixed(1).padStart(8)} ms ${ratio.toFixed(2).padStart(6)}x   ${target.padEnd(15)} ${cpuText}`);
     }
 
     // What each package costs to import from node_modules (unbundled), over a bare start.
@@ -112,8 +144,19 @@ async function main(): Promise<void> {
       const ms = median(Array.from({ length: importRuns }, () => timed(['--input-type=module', '-e', `await import(${JSON.stringify(name)})`], env)));
       console.log(`  ${name.padEnd(20)} ${(ms - bare).toFixed(1).padStart(6)} ms`);
     }
-    const fetchMs = median(Array.from({ length: importRuns }, () => timed(['--input-type=module', '-e', `await fetch(${JSON.stringify(`${server.url}/health`)})`], env)));
-    console.log(`  ${'first fetch()'.padEnd(20)} ${(fetchMs - bare).toFixed(1).padStart(6)} ms (undici loads on first use)`);
+    // The first request by the way it is made: Node's fetch loads undici and compiles its
+    // WebAssembly HTTP parser; the Request class alone (which ky builds) loads only undici's
+    // JavaScript; node:http (what the CLI's fetch uses) neither.
+    const health = JSON.stringify(`${server.url}/health`);
+    const firstRequest: [string, string, string][] = [
+      ['first fetch()', `await fetch(${health})`, 'undici with its parser and pool'],
+      ['new Request()', `new Request(${health})`, 'undici classes only'],
+      ['node:http request', `const http = await import('node:http'); await new Promise((ok, ko) => http.get(${health}, (r) => r.resume().on('end', ok)).on('error', ko))`, ''],
+    ];
+    for (const [label, code, note] of firstRequest) {
+      const ms = median(Array.from({ length: importRuns }, () => timed(['--input-type=module', '-e', `${code}; process.exit(0)`], env)));
+      console.log(`  ${label.padEnd(20)} ${(ms - bare).toFixed(1).padStart(6)} ms${note ? ` (${note})` : ''}`);
+    }
   } finally {
     server.stop();
     await rm(home, { recursive: true, force: true });

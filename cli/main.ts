@@ -1,5 +1,5 @@
 // Builds the command tree and is the one place that turns errors into exit codes.
-import { Command, CommanderError } from 'commander';
+import type { Command } from 'commander';
 import { AppError, EXIT_CODE, isAppError } from '../common/errors.js';
 import type { Deps } from './deps.js';
 import { VERSION } from './version.js';
@@ -35,6 +35,16 @@ function firstOperand(args: string[]): string | undefined {
 
 export async function main(argv: string[], deps: Deps): Promise<number> {
   const args = argv.slice(2);
+  const wanted = firstOperand(args);
+  if (!wanted && args.includes('--version')) {
+    // Answered before anything else is loaded: scripts call it to check the tool is there.
+    deps.io.out(VERSION);
+    return 0;
+  }
+  const names = wanted && GROUPS[wanted] ? [wanted] : Object.keys(GROUPS);
+  const groups = await Promise.all(names.map((name) => GROUPS[name]!()));
+  // Loaded by now: every command is built with it.
+  const { Command, CommanderError } = await import('commander');
   const program = new Command('repoadmin')
     .description('A build-pipeline version registry: server, publishing, search and Jenkins jobs.')
     .usage('<command> [options]')
@@ -70,26 +80,19 @@ export async function main(argv: string[], deps: Deps): Promise<number> {
       });
     });
 
-  const wanted = firstOperand(args);
-  if (!wanted && args.includes('--version')) {
-    // Answered before any command is loaded: scripts call it to check the tool is there.
-    deps.io.out(VERSION);
-    return 0;
-  }
   // Only without a command: `publish --version 1.2.3` is the record's version, not ours.
   if (!wanted) program.version(VERSION, '--version', 'print the version');
-  const names = wanted && GROUPS[wanted] ? [wanted] : Object.keys(GROUPS);
-  for (const name of names) (await GROUPS[name]!()).register(program, deps);
+  for (const group of groups) group.register(program, deps);
 
   try {
     await program.parseAsync(argv);
     return 0;
   } catch (error) {
-    return exitCodeFor(error, deps);
+    return exitCodeFor(error, deps, CommanderError);
   }
 }
 
-function exitCodeFor(error: unknown, deps: Deps): number {
+function exitCodeFor(error: unknown, deps: Deps, CommanderError: typeof import('commander').CommanderError): number {
   if (error instanceof CommanderError) {
     // Help and version are successful exits; everything else commander rejects is a usage error.
     if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.exitCode === 0) return 0;

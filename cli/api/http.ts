@@ -1,6 +1,7 @@
 // HTTP over ky: timeout, retries for idempotent calls, the server's error body back into AppError.
 import ky, { HTTPError, TimeoutError, type Options } from 'ky';
 import { AppError, codeForStatus, isErrorCode, type ErrorCode, type FieldError } from '../../common/errors.js';
+import { nodeFetch } from './node-fetch.js';
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
 /** A 429 or 503 asking us to wait longer than this fails at once instead. */
@@ -42,6 +43,8 @@ export function createHttp(options: HttpOptions): Http {
   const baseDelay = options.retryDelayMs ?? 300;
   const client = ky.create({
     prefixUrl: options.baseUrl,
+    // Node's own fetch would cost each run more than the rest of it (node-fetch.ts).
+    fetch: nodeFetch,
     timeout,
     throwHttpErrors: true,
     hooks: {
