@@ -37,6 +37,11 @@ export async function runServer(args: string[], env: NodeJS.ProcessEnv, io: Io):
 
     const server = http.createServer(app.callback());
     server.keepAliveTimeout = 65_000;
+    // Listen for stop signals before anyone can learn the address and send one.
+    const stopSignal = new Promise<string>((resolve) => {
+      process.once('SIGTERM', () => resolve('SIGTERM'));
+      process.once('SIGINT', () => resolve('SIGINT'));
+    });
     let port: number;
     try {
       port = await listen(server, config.port);
@@ -58,11 +63,7 @@ export async function runServer(args: string[], env: NodeJS.ProcessEnv, io: Io):
 
     io.err(`repoadmin server listening on http://localhost:${port}, database: ${database.description}`);
 
-    const stopped = await new Promise<string>((resolve) => {
-      const stop = (signal: string) => resolve(signal);
-      process.once('SIGTERM', () => stop('SIGTERM'));
-      process.once('SIGINT', () => stop('SIGINT'));
-    });
+    const stopped = await stopSignal;
     io.err(`${stopped}: stopping; finishing requests in flight`);
     await new Promise<void>((resolve) => {
       // Keep-alive connections become idle as their last request finishes: close them as they do.

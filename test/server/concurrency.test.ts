@@ -48,6 +48,20 @@ describe.each(dbKinds())('concurrency on %s', (kind) => {
     expect(await server.db('users').where({ username: 'racer' })).toHaveLength(1);
   });
 
+  it('keeps the summary counts equal to the records they count', async () => {
+    const actual = await server.db('versions')
+      .select('project_name', 'branch', 'group_id', 'artifact_id', 'type', 'latest_version')
+      .count({ n: '*' })
+      .groupBy('project_name', 'branch', 'group_id', 'artifact_id', 'type', 'latest_version');
+    const summary = await server.db('version_counts').select('*').where('records', '>', 0);
+    const key = (r: Record<string, unknown>) => [r.project_name, r.branch, r.group_id, r.artifact_id, r.type, r.latest_version, Number(r.n ?? r.records)].join('|');
+    expect(summary.map(key).sort()).toEqual(actual.map(key).sort());
+    const search = await server.request('POST', '/v1/repositories/search', { body: { groupId: 'race' } });
+    expect(search.body.page.totalElements).toBe(51);
+    const latest = await server.request('POST', '/v1/repositories/search', { body: { groupId: 'race', latestVersion: true } });
+    expect(latest.body.page.totalElements).toBe(2);
+  });
+
   it('the schema itself refuses a second latest record of a key', async () => {
     const row = await server.db('versions').where({ group_id: 'race', latest_version: true }).first();
     const clash = server.db('versions').where({ group_id: 'race', artifact_id: 'lib' }).whereNot({ id: row.id }).limit(1).first();

@@ -4,6 +4,8 @@ import { openDatabase } from '../../server/db/connect.js';
 import { MIGRATION_CONFIG } from '../../server/db/migrations/index.js';
 import { createTestDatabase, dbKinds } from '../helpers/db.js';
 
+const TABLES = ['login_attempts', 'settings', 'users', 'version_counts', 'versions'];
+
 async function tables(db: Awaited<ReturnType<typeof openDatabase>>['db']): Promise<string[]> {
   const result = await db.raw("select tablename from pg_tables where schemaname = 'public' order by tablename");
   return (result.rows as { tablename: string }[]).map((r) => r.tablename).filter((t) => !t.startsWith('knex_'));
@@ -17,7 +19,7 @@ describe.each(dbKinds())('migrations on %s', (kind) => {
       const { db } = opened;
       expect(await tables(db)).toEqual([]);
       await db.migrate.latest(MIGRATION_CONFIG);
-      expect(await tables(db)).toEqual(['login_attempts', 'settings', 'users', 'versions']);
+      expect(await tables(db)).toEqual(TABLES);
       const indexes = await db.raw("select indexname from pg_indexes where tablename = 'versions' order by indexname");
       expect(indexes.rows.map((r: { indexname: string }) => r.indexname)).toEqual(
         expect.arrayContaining(['versions_one_latest', 'versions_coordinates_unique', 'versions_group_artifact', 'versions_branch_version']),
@@ -25,7 +27,7 @@ describe.each(dbKinds())('migrations on %s', (kind) => {
       await db.migrate.rollback(MIGRATION_CONFIG, true);
       expect(await tables(db)).toEqual([]);
       await db.migrate.latest(MIGRATION_CONFIG);
-      expect(await tables(db)).toEqual(['login_attempts', 'settings', 'users', 'versions']);
+      expect(await tables(db)).toEqual(TABLES);
       const [, pending] = await db.migrate.list(MIGRATION_CONFIG);
       expect(pending).toEqual([]);
     } finally {
