@@ -29,10 +29,16 @@ export function killChildren(): void {
   for (const child of running) child.kill('SIGKILL');
 }
 
+/** Resident memory of a process in bytes; 0 once it is gone. */
 export function rssOf(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  let status: string;
+  try {
+    status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  } catch {
+    return 0;
+  }
   const kb = /^VmRSS:\s+(\d+)\s+kB/m.exec(status)?.[1];
-  return kb ? Number(kb) * 1024 : NaN;
+  return kb ? Number(kb) * 1024 : 0;
 }
 
 function startChild(args: string[], env: NodeJS.ProcessEnv): Promise<Child> {
