@@ -3,6 +3,10 @@
 // machine noise hits both; medians and ratios. On Linux also the CPU time (user + system) the runs
 // used, which a loaded machine disturbs far less than wall time. Then what each package costs to
 // import, and what the first HTTP request costs by the way it is made.
+// Reading the figures: ky builds a `globalThis.Request` (its module even probes one on load), and on
+// Node 20 the first touch of Request, Response or Headers loads undici's whole bundle: the
+// `new Request()` line. So search and publish cannot go below a bare start plus that line plus the
+// `node:http request` line (the CLI's fetch, cli/api/node-fetch.ts) plus the CLI's own modules.
 // Usage: npm run bench:cli [-- --runs 21]
 import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
