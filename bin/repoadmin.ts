@@ -1,6 +1,14 @@
 import { main } from '../cli/main.js';
 import { createDeps } from '../cli/deps.js';
 
+// A reader that stops early (`repoadmin search | head -1`) is not a failure of ours.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+    process.exit(process.exitCode ?? 0);
+  });
+}
+
 const code = await main(process.argv, createDeps());
 if (code !== 0 || process.exitCode === undefined) process.exitCode = code;
 // Leave as soon as the command is done: fetch keeps its idle connection open for a while after
