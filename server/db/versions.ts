@@ -84,46 +84,44 @@ export function toRow(fields: VersionFields): Record<string, unknown> {
   };
 }
 
+const COORDINATE_COLUMNS = ['project_name', 'branch', 'group_id', 'artifact_id', 'version'];
+
+/**
+ * Inserts the record, or replaces the one of the same coordinates keeping its uid, in one
+ * statement. `xmax = 0` holds for a row this statement inserted, not for one it updated.
+ */
+async function upsertRow(db: Db, fields: VersionFields): Promise<{ uid: string; created: boolean }> {
+  const replaced = { ...toRow(fields), updated_at: db.fn.now() };
+  const rows = await db('versions')
+    .insert({ ...replaced, uid: randomUUID() })
+    .onConflict(COORDINATE_COLUMNS)
+    .merge(Object.keys(replaced))
+    .returning(['uid', db.raw('(xmax = 0) as created')]);
+  const row = rows[0] as { uid: string; created: boolean };
+  return { uid: String(row.uid), created: Boolean(row.created) };
+}
+
 /**
  * Inserts or replaces the record of these coordinates. With `latestVersion` it becomes the only
- * latest record of its key, in the same transaction. Publishes of one key are serialised by a
- * transaction-scoped advisory lock, so concurrent publishers neither duplicate nor fight.
+ * latest record of its key, in the same transaction; publishes that move the latest flag of one
+ * key are serialised by a transaction-scoped advisory lock, so concurrent publishers never fight.
  */
 export async function upsertVersion(db: Knex, fields: VersionFields): Promise<{ uid: string; created: boolean }> {
+  if (!fields.latestVersion) return upsertRow(db, fields);
   return db.transaction(async (trx) => {
     const key = JSON.stringify([fields.projectName, fields.groupId, fields.artifactId, fields.branch]);
     await trx.raw('select pg_advisory_xact_lock(hashtext(?))', [key]);
-    const coordinates = {
-      project_name: fields.projectName,
-      branch: fields.branch,
-      group_id: fields.groupId,
-      artifact_id: fields.artifactId,
-      version: fields.version,
-    };
-    const existing = (await trx('versions').select('id', 'uid').where(coordinates).first()) as
-      | { id: unknown; uid: string }
-      | undefined;
-    if (fields.latestVersion) {
-      const others = trx('versions')
-        .where({
-          project_name: fields.projectName,
-          group_id: fields.groupId,
-          artifact_id: fields.artifactId,
-          branch: fields.branch,
-          latest_version: true,
-        })
-        .update({ latest_version: false, updated_at: trx.fn.now() });
-      if (existing) others.whereNot('id', existing.id as string);
-      await others;
-    }
-    const row = { ...toRow(fields), updated_at: trx.fn.now() };
-    if (existing) {
-      await trx('versions').where('id', existing.id as string).update(row);
-      return { uid: String(existing.uid), created: false };
-    }
-    const uid = randomUUID();
-    await trx('versions').insert({ ...row, uid });
-    return { uid, created: true };
+    await trx('versions')
+      .where({
+        project_name: fields.projectName,
+        group_id: fields.groupId,
+        artifact_id: fields.artifactId,
+        branch: fields.branch,
+        latest_version: true,
+      })
+      .whereNot('version', fields.version)
+      .update({ latest_version: false, updated_at: trx.fn.now() });
+    return upsertRow(trx, fields);
   });
 }
 
