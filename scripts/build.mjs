@@ -1,6 +1,6 @@
 // Builds the CLI and server into dist/ (one entry, a chunk per lazily loaded command) and the page.
 import { build } from 'esbuild';
-import { cp, mkdir, readFile, rm } from 'node:fs/promises';
+import { cp, readFile, rm, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 
 const root = new URL('..', import.meta.url);
@@ -39,9 +39,38 @@ await build({
   logLevel: 'warning',
 });
 
-// The package page: static files as they are, plus the bundled script when there is one.
-await mkdir(new URL('dist/public', root), { recursive: true });
-for (const name of ['index.html', 'api']) {
+// The package page: public/src bundled and minified under content-hashed names, which
+// index.html is rewritten to load; other static files copied as they are.
+const page = await build({
+  entryPoints: { main: 'public/src/main.ts', styles: 'public/src/styles.css' },
+  absWorkingDir: root.pathname,
+  outdir: 'dist/public/assets',
+  entryNames: '[name]-[hash]',
+  chunkNames: '[name]-[hash]',
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'browser',
+  target: ['chrome111', 'firefox115', 'safari16.4'],
+  minify: true,
+  sourcemap: 'linked',
+  metafile: true,
+  legalComments: 'linked',
+  logLevel: 'warning',
+});
+const entries = { 'public/src/main.ts': 'main.js', 'public/src/styles.css': 'styles.css' };
+const hashed = {};
+for (const [file, output] of Object.entries(page.metafile.outputs)) {
+  const name = entries[output.entryPoint];
+  if (name) hashed[name] = file.slice('dist/public/'.length);
+}
+let html = await readFile(new URL('public/index.html', root), 'utf8');
+for (const [name, file] of Object.entries(hashed)) {
+  if (!html.includes(`"assets/${name}"`)) throw new Error(`public/index.html does not load assets/${name}`);
+  html = html.replace(`"assets/${name}"`, `"${file}"`);
+}
+await writeFile(new URL('dist/public/index.html', root), html);
+for (const name of ['favicon.svg', 'api']) {
   const from = new URL(`public/${name}`, root);
   if (existsSync(from)) await cp(from, new URL(`dist/public/${name}`, root), { recursive: true });
 }

@@ -1,0 +1,91 @@
+// The two calls the page makes, relative to the page so the server may sit under a base path.
+import type { ErrorCode } from '../../common/errors.js';
+import type { TokenResponse } from '../../common/schemas/auth.js';
+import type { SearchFilters, SearchResult } from '../../common/schemas/repositories.js';
+
+/** Why a call failed: the server's error code, or `unreachable` when no answer came at all. */
+export class ApiError extends Error {
+  constructor(
+    readonly code: ErrorCode | 'unreachable',
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+/** A call that gets no answer within this time counts as the server being down. */
+const TIMEOUT_MS = 20_000;
+
+/** `../v1/...` from `{base}/public/index.html` is `{base}/v1/...`. */
+export function apiUrl(path: string, query?: URLSearchParams): string {
+  const url = new URL(`../v1/${path}`, document.baseURI);
+  if (query) url.search = query.toString();
+  return url.href;
+}
+
+interface ErrorBodyLike {
+  _message?: { code?: unknown; message?: unknown };
+}
+
+const STATUS_CODES: Record<number, ErrorCode> = {
+  400: 'validation',
+  401: 'unauthorized',
+  403: 'forbidden',
+  404: 'not_found',
+  429: 'rate_limited',
+  500: 'internal',
+  502: 'unavailable',
+  503: 'unavailable',
+  504: 'unavailable',
+};
+
+async function call<T>(url: string, init: RequestInit, signal?: AbortSignal): Promise<T> {
+  const timeout = AbortSignal.timeout(TIMEOUT_MS);
+  let response: Response;
+  try {
+    response = await fetch(url, {
+      ...init,
+      headers: { Accept: 'application/json', ...init.headers },
+      signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+      credentials: 'omit',
+      cache: 'no-store',
+    });
+  } catch (error) {
+    if (signal?.aborted) throw error;
+    throw new ApiError('unreachable', 0, 'no answer from the server');
+  }
+  const text = await response.text().catch(() => '');
+  let body: unknown;
+  try {
+    body = text ? JSON.parse(text) : undefined;
+  } catch {
+    body = undefined;
+  }
+  if (response.ok && body !== undefined) return body as T;
+  const fromServer = (body as ErrorBodyLike | undefined)?._message;
+  const code = typeof fromServer?.code === 'string' ? (fromServer.code as ErrorCode) : (STATUS_CODES[response.status] ?? 'internal');
+  const message =
+    typeof fromServer?.message === 'string' ? fromServer.message : `HTTP ${response.status} ${response.statusText}`.trim();
+  throw new ApiError(code, response.status, message);
+}
+
+export function search(
+  body: SearchFilters,
+  query: URLSearchParams,
+  token: string | undefined,
+  signal: AbortSignal,
+): Promise<SearchResult> {
+  const headers: Record<string, string> = { 'Content-Type': 'application/json' };
+  if (token) headers.Authorization = `Bearer ${token}`;
+  return call<SearchResult>(apiUrl('repositories/search', query), { method: 'POST', headers, body: JSON.stringify(body) }, signal);
+}
+
+export function generateToken(username: string, password: string): Promise<TokenResponse> {
+  return call<TokenResponse>(apiUrl('authentication/generate-token'), {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ username, password }),
+  });
+}

@@ -1,0 +1,126 @@
+// DOM for the table rows and their detail. Record values only ever reach the page as text nodes
+// or checked attributes; the description goes through markdown.ts.
+import { parseCreationDate } from '../../common/dates.js';
+import type { VersionInformation } from '../../common/schemas/repositories.js';
+
+type Child = Node | string | null | undefined | false;
+
+/** A small element builder: attributes are set with setAttribute, children appended as nodes or text. */
+export function h(tag: string, attributes: Record<string, string | boolean | undefined> = {}, ...children: Child[]): HTMLElement {
+  const element = document.createElement(tag);
+  for (const [name, value] of Object.entries(attributes)) {
+    if (value === true) element.setAttribute(name, '');
+    else if (typeof value === 'string') element.setAttribute(name, value);
+  }
+  for (const child of children) {
+    if (child !== null && child !== undefined && child !== false) element.append(child);
+  }
+  return element;
+}
+
+export const COLUMN_COUNT = 8;
+
+const shortDate = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+const fullDate = new Intl.DateTimeFormat(undefined, { dateStyle: 'full', timeStyle: 'long' });
+
+export function coordinates(record: VersionInformation): string {
+  return `${record.groupId}:${record.artifactId}:${record.version}`;
+}
+
+/** The date in the reader's time zone, with the exact time (and UTC) on hover. */
+function dateElement(text: string): HTMLElement {
+  const date = parseCreationDate(text);
+  if (!date) return h('span', {}, text);
+  return h('time', { datetime: date.toISOString(), title: `${fullDate.format(date)}\n${date.toISOString()} UTC` }, shortDate.format(date));
+}
+
+export function detailId(record: VersionInformation): string {
+  return `detail-${record.uid}`;
+}
+
+export function recordRow(record: VersionInformation, expanded: boolean): HTMLElement {
+  const toggle = h(
+    'button',
+    {
+      type: 'button',
+      class: 'toggle',
+      'aria-expanded': String(expanded),
+      'aria-controls': detailId(record),
+      'aria-label': `Details of ${record.artifactId} ${record.version} (${record.projectName}, ${record.branch})`,
+      'data-uid': record.uid,
+    },
+    h('span', { class: 'chevron', 'aria-hidden': 'true' }),
+  );
+  const version = h('td', { class: 'c-version', 'data-label': 'Version' }, h('span', { class: 'version' }, record.version));
+  if (record.latestVersion) version.append(' ', h('span', { class: 'badge', title: 'The latest version of this project, artifact and branch' }, 'latest'));
+  return h(
+    'tr',
+    { class: expanded ? 'record open' : 'record', 'data-uid': record.uid },
+    h('td', { class: 'c-toggle' }, toggle),
+    h('td', { class: 'c-project', 'data-label': 'Project' }, record.projectName),
+    h('td', { class: 'c-branch', 'data-label': 'Branch' }, record.branch),
+    h('td', { class: 'c-group', 'data-label': 'Group' }, record.groupId),
+    h('td', { class: 'c-artifact', 'data-label': 'Artifact' }, record.artifactId),
+    version,
+    h('td', { class: 'c-type', 'data-label': 'Type' }, record.type),
+    h('td', { class: 'c-date', 'data-label': 'Date' }, dateElement(record.creationDate)),
+  );
+}
+
+function repositoryLink(address: string | null): Child {
+  if (!address) return h('span', { class: 'muted' }, 'not given');
+  // Only web addresses become links; ssh and scp-style git addresses are shown as text.
+  if (/^https?:\/\//i.test(address)) {
+    return h('a', { href: address, target: '_blank', rel: 'noopener noreferrer', class: 'repository' }, address);
+  }
+  return h('code', { class: 'repository' }, address);
+}
+
+/**
+ * The detail row of a record. `description` is filled in by the caller once the Markdown module
+ * has loaded; `showAll` is the action of the "all versions" button.
+ */
+export function detailRow(record: VersionInformation): { row: HTMLElement; description: HTMLElement; copy: HTMLButtonElement; showAll: HTMLButtonElement } {
+  const description = h('div', { class: 'description markdown' });
+  if (record.description) description.append(h('p', { class: 'muted' }, 'Loading the description…'));
+  else description.append(h('p', { class: 'muted' }, 'No description.'));
+  const copy = h('button', { type: 'button', class: 'ghost small copy', 'data-copy': coordinates(record) }, 'Copy') as HTMLButtonElement;
+  const showAll = h('button', { type: 'button', class: 'link' }, `All versions of ${record.artifactId} on ${record.branch}`) as HTMLButtonElement;
+  const date = parseCreationDate(record.creationDate);
+  const facts = h(
+    'dl',
+    { class: 'facts' },
+    h('dt', {}, 'Coordinates'),
+    h('dd', { class: 'coordinates' }, h('code', {}, coordinates(record)), ' ', copy, h('span', { class: 'copied', role: 'status' })),
+    h('dt', {}, 'Repository'),
+    h('dd', {}, repositoryLink(record.repositoryUrl)),
+    h('dt', {}, 'Published'),
+    h('dd', {}, date ? `${fullDate.format(date)}` : record.creationDate),
+    h('dt', {}, 'Project · branch'),
+    h('dd', {}, `${record.projectName} · ${record.branch}`),
+    h('dt', {}, 'UID'),
+    h('dd', {}, h('code', { class: 'uid' }, record.uid)),
+    h('dd', { class: 'more' }, showAll),
+  );
+  const row = h(
+    'tr',
+    { class: 'detail', id: detailId(record), 'data-uid': record.uid },
+    h('td', { colspan: String(COLUMN_COUNT) }, h('div', { class: 'detail-body' }, description, facts)),
+  );
+  return { row, description, copy, showAll };
+}
+
+/** A full-width row with a message and optional buttons: empty, error and loading states. */
+export function messageRow(kind: 'empty' | 'error' | 'loading', title: string, text: string, ...actions: HTMLElement[]): HTMLElement {
+  return h(
+    'tr',
+    { class: `message ${kind}` },
+    h(
+      'td',
+      { colspan: String(COLUMN_COUNT) },
+      h('p', { class: 'message-title' }, title),
+      text ? h('p', {}, text) : null,
+      actions.length ? h('p', { class: 'message-actions' }, ...actions) : null,
+    ),
+  );
+}
