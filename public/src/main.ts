@@ -41,8 +41,14 @@ const signInError = byId<HTMLElement>('sign-in-error');
 const sessionBox = byId<HTMLElement>('session');
 const sessionUser = byId<HTMLElement>('session-user');
 const signOutButton = byId<HTMLButtonElement>('sign-out');
-const pagers = [...document.querySelectorAll<HTMLElement>('.pager')];
-const bottomPager = document.querySelector<HTMLElement>('.pager.bottom');
+const topPager = results.querySelector<HTMLElement>('.pager')!;
+/** The same pager again under the table, for long pages; shown once there is more than one page. */
+const bottomPager = topPager.cloneNode(true) as HTMLElement;
+bottomPager.classList.add('bottom');
+bottomPager.setAttribute('aria-label', 'Pages, end of list');
+bottomPager.hidden = true;
+results.append(bottomPager);
+const pagers = [topPager, bottomPager];
 const sortHeaders = [...document.querySelectorAll<HTMLTableCellElement>('th[data-sort]')];
 
 let view: ViewState = readState(new URLSearchParams(window.location.search));
@@ -119,7 +125,7 @@ function updatePagers(current: SearchResult | undefined): void {
       button.disabled = !current || pages === 0 || (back ? page <= 1 : page >= pages);
     }
   }
-  if (bottomPager) bottomPager.hidden = !current || pages <= 1;
+  bottomPager.hidden = !current || pages <= 1;
 }
 
 function statusText(current: SearchResult): string {

@@ -2,6 +2,7 @@
 // one), and a page that records every request, dialog, error and layout shift.
 import { existsSync } from 'node:fs';
 import { chromium, type Browser, type BrowserContext, type Page, type Request } from 'playwright-core';
+import type { Seed } from './seed.js';
 
 export const CHROMIUM = '/usr/bin/chromium';
 
@@ -85,19 +86,13 @@ export async function afterSearch(page: Page, action: () => Promise<unknown>): P
   await page.waitForSelector('#versions[aria-busy="false"]', { state: 'attached' });
 }
 
-export interface ShownRow {
-  uid: string;
-  projectName: string;
-  branch: string;
-  groupId: string;
-  artifactId: string;
-  version: string;
-  type: string;
+/** A row as shown: the record's fields plus how the date and the latest flag appear. */
+export type ShownRow = Pick<Seed, 'uid' | 'projectName' | 'branch' | 'groupId' | 'artifactId' | 'version' | 'type'> & {
   date: string;
   datetime: string;
   dateTitle: string;
   latest: boolean;
-}
+};
 
 /** The record rows as the page shows them. */
 export function shownRows(page: Page): Promise<ShownRow[]> {
