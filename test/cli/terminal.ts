@@ -32,7 +32,10 @@ export async function inTerminal(args: string[], env: Record<string, string>): P
   const socket = `repoadmin-test-${process.pid}-${++sessions}`;
   const quoted = [process.execPath, BIN, ...args].map((a) => `'${a.replaceAll("'", "'\\''")}'`).join(' ');
   const environment = Object.entries({ PATH: process.env.PATH ?? '/usr/bin:/bin', TERM: 'xterm-256color', ...env }).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
-  await exec(tmux, ['-L', socket, '-f', '/dev/null', 'new-session', '-d', '-x', '200', '-y', '50', ...environment, `${quoted}; echo "[exit $?]"; sleep 600`]);
+  // The tmux server passes its own environment on to the session: only what the test gives, so
+  // that the CI=true of a CI run does not reach a session that is meant to prompt.
+  const server = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: env.HOME ?? process.env.HOME ?? '/tmp', TMPDIR: process.env.TMPDIR ?? '/tmp' };
+  await exec(tmux, ['-L', socket, '-f', '/dev/null', 'new-session', '-d', '-x', '200', '-y', '50', ...environment, `${quoted}; echo "[exit $?]"; sleep 600`], { env: server });
   const screen = async (escapes = false) => (await exec(tmux, ['-L', socket, 'capture-pane', '-p', ...(escapes ? ['-e'] : []), '-t', '0'])).stdout;
   const waitFor = async (pattern: RegExp, timeoutMs = 10_000) => {
     const deadline = Date.now() + timeoutMs;
