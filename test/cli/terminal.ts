@@ -1,9 +1,21 @@
 // Drives the CLI in a real terminal (tmux): what a person sees and types.
-import { execFile } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { promisify } from 'node:util';
 import { BIN } from './run.js';
 
 const exec = promisify(execFile);
+
+/**
+ * Whether tmux is here. Without it the terminal tests are skipped, with this reason, unless
+ * REPOADMIN_REQUIRE_TMUX=1 (CI) makes the missing tool a failure.
+ */
+export function tmuxMissing(): string | undefined {
+  const found = spawnSync('sh', ['-c', 'command -v tmux']).status === 0;
+  if (found) return undefined;
+  const reason = 'tmux is not installed (apt-get install -y tmux)';
+  if (process.env.REPOADMIN_REQUIRE_TMUX === '1') throw new Error(`REPOADMIN_REQUIRE_TMUX=1 but ${reason}`);
+  return reason;
+}
 
 export async function tmuxPath(): Promise<string> {
   try {
