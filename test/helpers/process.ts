@@ -82,7 +82,9 @@ export function run(args: string[], env: NodeJS.ProcessEnv, input?: string, time
     }, timeoutMs);
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
     child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    child.once('exit', (code) => {
+    child.once('error', reject);
+    // 'close', not 'exit': only then has all of the output been read.
+    child.once('close', (code) => {
       clearTimeout(timer);
       resolve({ code, stdout, stderr });
     });
