@@ -1,9 +1,11 @@
 // The package page in Chromium against the real server with published records (issue 5).
+import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { toRow } from '../../server/db/versions.js';
 import { PACKAGE_ROOT, PUBLIC_DIR } from '../../server/paths.js';
 import { ADMIN_PASSWORD, type TestServer, startTestServer } from '../helpers/server.js';
 import {
@@ -468,6 +470,44 @@ describe.skipIf(skip)(skip ? `package page (skipped: ${browserState.reason})` : 
       expect(await page.getByRole('button', { name: 'Try again' }).isVisible()).toBe(true);
     } finally {
       if (!closedAlready) await lonely.close();
+    }
+  });
+  it('pages through 10,000 records one page of at most 100 at a time', async () => {
+    const big = await startTestServer();
+    try {
+      // Bulk rows straight into the database, with the server's own row mapping.
+      const rows = Array.from({ length: 10_000 }, (_, i) => ({
+        ...toRow({
+          projectName: `p${i % 5}`,
+          branch: 'main',
+          groupId: 'org.bulk',
+          artifactId: `a${i % 400}`,
+          version: `1.${Math.floor(i / 400)}.${i % 7}`,
+          repositoryUrl: null,
+          creationDate: new Date(Date.UTC(2025, 0, 1) + i * 60_000),
+          type: 'LIBRARY',
+          latestVersion: false,
+          description: null,
+        }),
+        uid: randomUUID(),
+      }));
+      for (let i = 0; i < rows.length; i += 1000) await big.db('versions').insert(rows.slice(i, i + 1000));
+
+      const watched = await visit('?latestVersion=false&size=100', DESKTOP, big);
+      const { page } = watched;
+      expect(await statusText(page)).toBe(`1–100 of ${(10_000).toLocaleString('en-US')} versions`);
+      expect(await shownRows(page)).toHaveLength(100);
+      await afterSearch(page, () => page.click('[data-go="last"]'));
+      expect(await statusText(page)).toBe(`${(9_901).toLocaleString('en-US')}–${(10_000).toLocaleString('en-US')} of ${(10_000).toLocaleString('en-US')} versions`);
+      const last = await shownRows(page);
+      expect(last).toHaveLength(100);
+      // The oldest record is the last one in the default order (newest first).
+      expect(last.at(-1)!.datetime).toBe('2025-01-01T00:00:00.000Z');
+      const searches = watched.requests.filter((r) => r.url().includes('/v1/repositories/search'));
+      expect(searches.length).toBeGreaterThanOrEqual(2);
+      expect(searches.every((r) => new URL(r.url()).searchParams.get('size') === '100')).toBe(true);
+    } finally {
+      await big.close();
     }
   });
 });
