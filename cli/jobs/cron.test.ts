@@ -18,6 +18,10 @@ describe('cronProblem', () => {
     '@yearly',
     '@annually',
     'TZ=Europe/Berlin\n# nightly\nH 2 * * *\nH 14 * * 6',
+    'TZ=UTC\r\nH 2 * * *',
+    'H(0-9)/10 * * * *',
+    '* * H/28 * *',
+    '* * * * H/7',
   ])('accepts %j', (spec) => expect(cronProblem(spec)).toBeUndefined());
 
   it.each([
@@ -38,5 +42,14 @@ describe('cronProblem', () => {
     ['1,,2 * * * *', 'minute: cannot read ""'],
     ['@often', 'unknown alias @often'],
     ['H 2 * * *\nnope', 'expected 5 fields (minute hour day month weekday), got 1 (in "nope")'],
+    // BaseParser.doHash: a hashed step is bounded by its own range, and plain H spreads the day of
+    // month over 1-28 and the day of week over 0-6.
+    ['H(0-9)/15 * * * *', 'minute: step 15 is larger than the range 0-9'],
+    ['H(10-19)/11 * * * *', 'minute: step 11 is larger than the range 10-19'],
+    ['* * H/29 * *', 'day of month: step 29 is larger than the range 1-28'],
+    ['* * * * H/8', 'day of week: step 8 is larger than the range 0-6'],
+    // CronTabList.create: TZ= only on the very first line, and only a known time zone.
+    ['# nightly\nTZ=Europe/Berlin\nH 2 * * *', 'expected 5 fields (minute hour day month weekday), got 1 (in "TZ=Europe/Berlin")'],
+    ['TZ=Nowhere/City\nH 2 * * *', 'unknown time zone "Nowhere/City"'],
   ])('refuses %j: %s', (spec, problem) => expect(cronProblem(spec)).toBe(problem));
 });

@@ -1,19 +1,22 @@
 // Checks Jenkins cron specs (hudson.scheduler.CronTab): five fields with H, H(a-b), ranges,
-// steps and lists, the @ aliases, several lines, comments and a TZ= line. Returns the problem.
+// steps and lists, the @ aliases, several lines, comments and a TZ= first line. Returns the problem.
 
 interface Field {
   name: string;
   min: number;
   max: number;
+  /** The top of what a plain `H` picks from (BaseParser.doHash), when not `max`. */
+  hashMax?: number;
 }
 
 const FIELDS: Field[] = [
   { name: 'minute', min: 0, max: 59 },
   { name: 'hour', min: 0, max: 23 },
-  { name: 'day of month', min: 1, max: 31 },
+  // H keeps to 1-28, which every month has.
+  { name: 'day of month', min: 1, max: 31, hashMax: 28 },
   { name: 'month', min: 1, max: 12 },
-  // Jenkins accepts both 0 and 7 for Sunday.
-  { name: 'day of week', min: 0, max: 7 },
+  // Jenkins accepts both 0 and 7 for Sunday; H picks from 0-6.
+  { name: 'day of week', min: 0, max: 7, hashMax: 6 },
 ];
 
 const ALIASES = new Set(['@yearly', '@annually', '@monthly', '@weekly', '@daily', '@midnight', '@hourly']);
@@ -23,17 +26,29 @@ const TERM = /^(?:(\*)|(H)(?:\((\d+)-(\d+)\))?|(\d+)(?:-(\d+))?)(?:\/(\d+))?$/;
 
 /** The problem with a cron spec, or undefined when Jenkins would accept it. */
 export function cronProblem(spec: string): string | undefined {
-  const lines = spec
-    .split('\n')
-    .map((line) => line.trim())
-    .filter((line) => line !== '' && !line.startsWith('#'));
-  const schedules = lines.filter((line, index) => !(index === 0 && line.startsWith('TZ=')));
+  const lines = spec.split(/\r?\n/).map((line) => line.trim());
+  const severalLines = lines.filter((line) => line !== '' && !line.startsWith('#')).length > 1;
+  // CronTabList.create: a time zone only on the very first line, and one Java knows.
+  if (lines[0]?.startsWith('TZ=')) {
+    const zone = lines.shift()!.slice('TZ='.length);
+    if (!knownTimeZone(zone)) return `unknown time zone "${zone}"`;
+  }
+  const schedules = lines.filter((line) => line !== '' && !line.startsWith('#'));
   if (schedules.length === 0) return 'empty cron spec';
   for (const line of schedules) {
     const problem = lineProblem(line);
-    if (problem) return lines.length > 1 ? `${problem} (in "${line}")` : problem;
+    if (problem) return severalLines ? `${problem} (in "${line}")` : problem;
   }
   return undefined;
+}
+
+function knownTimeZone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: zone });
+    return zone !== '';
+  } catch {
+    return false;
+  }
 }
 
 function lineProblem(line: string): string | undefined {
@@ -64,6 +79,12 @@ function termProblem(term: string, field: Field): string | undefined {
     const stepValue = Number(step);
     if (stepValue === 0) return 'step must be at least 1';
     if (from !== undefined && to === undefined) return `"${term}": a step needs a range, * or H`;
+    if (hash !== undefined) {
+      // BaseParser.doHash: the step of H or H(a-b) must fit in the range it picks from.
+      const hashLow = hashFrom === undefined ? field.min : low;
+      const hashHigh = hashTo === undefined ? field.hashMax ?? field.max : high;
+      if (stepValue > hashHigh - hashLow + 1) return `step ${stepValue} is larger than the range ${hashLow}-${hashHigh}`;
+    }
     if (stepValue > field.max - field.min + 1) return `step ${stepValue} is larger than the field`;
   }
   if (star === undefined && hash === undefined && from === undefined) return `cannot read "${term}"`;
