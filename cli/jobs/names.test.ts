@@ -20,6 +20,18 @@ describe('Jenkins names', () => {
     expect(jobNameProblem('a/../b')).toBe('segment "..": ".." is not allowed');
   });
 
+  // Jenkins.checkGoodName: no ISO control character anywhere, and no trailing dot (SECURITY-2424).
+  it.each(['a\tb', 'a\nb', 'a\u0000b', 'a\u007fb', 'a\u0085b'])('refuses the control character in %j', (name) => {
+    expect(nameProblem(name)).toBe('control characters are not allowed');
+    expect(jobNameProblem(`team/${name}`)).toBe(`segment "${name}": control characters are not allowed`);
+  });
+
+  it('refuses a trailing dot', () => {
+    expect(nameProblem('app.')).toBe('must not end with "."');
+    expect(jobNameProblem('team./app')).toBe('segment "team.": must not end with "."');
+    expect(nameProblem('app.v2')).toBeUndefined();
+  });
+
   it('splits folders and builds encoded URL paths', () => {
     expect(parentFolders('a/b/c')).toEqual(['a', 'a/b']);
     expect(parentFolders('c')).toEqual([]);

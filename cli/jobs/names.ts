@@ -2,6 +2,8 @@
 
 /** Characters Jenkins refuses in an item or view name. */
 const UNSAFE = /[\\/:?*|<>[\]"%;@#$&!^]/;
+/** Java's Character.isISOControl, which Jenkins refuses anywhere in a name. */
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 export const MAX_NAME_LENGTH = 255;
 
 /** The problem with one name segment (no folders), or undefined. */
@@ -10,8 +12,11 @@ export function nameProblem(name: string): string | undefined {
   if (name !== name.trim()) return 'must not start or end with spaces';
   if (name === '.' || name === '..') return `"${name}" is not allowed`;
   if (name.length > MAX_NAME_LENGTH) return `longer than ${MAX_NAME_LENGTH} characters`;
+  if (CONTROL.test(name)) return 'control characters are not allowed';
   const bad = UNSAFE.exec(name);
   if (bad) return `"${bad[0]}" is not allowed in a Jenkins name`;
+  // Refused since SECURITY-2424: Windows drops a trailing dot, so `a.` and `a` would collide.
+  if (name.endsWith('.')) return 'must not end with "."';
   return undefined;
 }
 
