@@ -6,7 +6,8 @@ import { memoryConfig } from '../config/store.js';
 import { DEFAULT_SETTINGS, type Settings } from '../deps.js';
 import { createApi } from './client.js';
 
-type Handler = (req: http.IncomingMessage, body: string) => { status: number; body?: unknown; headers?: Record<string, string> };
+/** `raw` is sent as it is, for answers that are not JSON. */
+type Handler = (req: http.IncomingMessage, body: string) => { status: number; body?: unknown; raw?: string; headers?: Record<string, string> };
 const servers: http.Server[] = [];
 
 async function serve(handler: Handler): Promise<{ url: string; requests: { method: string; url: string; auth?: string; body: string }[] }> {
@@ -18,7 +19,7 @@ async function serve(handler: Handler): Promise<{ url: string; requests: { metho
       requests.push({ method: req.method!, url: req.url!, auth: req.headers.authorization, body });
       const answer = handler(req, body);
       res.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers });
-      res.end(answer.body === undefined ? '' : JSON.stringify(answer.body));
+      res.end(answer.raw ?? (answer.body === undefined ? '' : JSON.stringify(answer.body)));
     });
   });
   servers.push(server);
@@ -134,6 +135,36 @@ describe('API client', () => {
     await expect(api(server.url, { env: { REPOADMIN_TOKEN: 'bad' } }).listUsers()).rejects.toMatchObject({
       code: 'unauthorized',
       message: `${server.url} rejected the token (invalid token): check REPOADMIN_TOKEN`,
+    });
+  });
+
+  it('a token that a public search is refused with says what to check', async () => {
+    const server = await serve(() => ({ status: 401, body: errorBody('unauthorized', 'the token is not valid') }));
+    await expect(api(server.url, { env: { REPOADMIN_TOKEN: 'bad' } }).search({})).rejects.toMatchObject({
+      code: 'unauthorized',
+      message: `${server.url} rejected the token (the token is not valid): check REPOADMIN_TOKEN`,
+    });
+    const config = memoryConfig();
+    await config.save({ url: server.url, username: 'admin', userId: 'a', token: 'revoked', expiresAt: '2030-01-01T00:00:00.000Z' });
+    await expect(api(server.url, { config }).search({})).rejects.toMatchObject({
+      code: 'unauthorized',
+      message: expect.stringMatching(/no longer valid .*: run repoadmin login$/),
+    });
+  });
+
+  it('a 404 without our error body is no registry at that address, not "nothing found"', async () => {
+    const server = await serve(() => ({ status: 404, raw: '<html>Not Found</html>', headers: { 'content-type': 'text/html' } }));
+    await expect(api(server.url).search({ latestVersion: true })).rejects.toMatchObject({
+      code: 'unreachable',
+      message: expect.stringMatching(/404 Not Found .*Check --url or REPOADMIN_URL/),
+    });
+  });
+
+  it('an answer that is not JSON says the address may not be a registry', async () => {
+    const server = await serve(() => ({ status: 200, raw: '<html>welcome</html>', headers: { 'content-type': 'text/html' } }));
+    await expect(api(server.url).search({})).rejects.toMatchObject({
+      code: 'unreachable',
+      message: `${server.url} did not answer with JSON (text/html): is it a repoadmin server? Check --url or REPOADMIN_URL`,
     });
   });
 });

@@ -83,8 +83,10 @@ export function createApi(context: ApiContext): Api {
     try {
       return await http(server)<T>({ ...request, token });
     } catch (error) {
-      if (token || (error as { code?: string }).code !== 'unauthorized') throw error;
-      return authenticated(request);
+      if ((error as { code?: string }).code !== 'unauthorized') throw error;
+      if (!token) return authenticated(request);
+      // Says where the refused token came from and what to do, as for any other call.
+      throw whyRejected(error, await getCredentials(), server);
     }
   };
 

@@ -90,12 +90,23 @@ export function createHttp(options: HttpOptions): Http {
       });
       log?.(`< ${response.status} ${request.method} ${request.path} in ${took()}${requestId(response)}`);
       if (response.status === 204) return undefined as T;
-      return (await response.json()) as T;
+      return (await readJson(response, options.baseUrl)) as T;
     } catch (error) {
       if (error instanceof HTTPError) log?.(`< ${error.response.status} ${request.method} ${request.path} in ${took()}${requestId(error.response)}`);
       throw await toAppError(error, options.baseUrl, timeout);
     }
   };
+}
+
+/** A success that is not JSON comes from something else at that address (a web server, a proxy page). */
+async function readJson(response: Response, baseUrl: string): Promise<unknown> {
+  const text = await response.text();
+  try {
+    return JSON.parse(text);
+  } catch {
+    const type = response.headers.get('content-type')?.split(';')[0]?.trim() || 'no content type';
+    throw new AppError('unreachable', `${baseUrl} did not answer with JSON (${type}): is it a repoadmin server? Check --url or REPOADMIN_URL`);
+  }
 }
 
 function requestId(response: Response): string {
@@ -165,5 +176,10 @@ export async function fromResponse(response: Response): Promise<AppError> {
     return new AppError(code, text, { errors, retryAfter });
   }
   const status = `${response.status} ${response.statusText}`.trim();
+  if (response.status === 404) {
+    // Our server answers every 404 with its error body: this one is not the registry, and a
+    // script must not take it for `search --latest` finding nothing (exit 3).
+    return new AppError('unreachable', `the server answered ${status} (${response.url}): is it a repoadmin server? Check --url or REPOADMIN_URL`);
+  }
   return new AppError(codeForStatus(response.status), `the server answered ${status} (${response.url})`, { retryAfter });
 }
