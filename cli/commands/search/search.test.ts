@@ -69,4 +69,12 @@ describe('runSearch', () => {
     const report = await runSearch(parseSearchFlags({}), fakeDeps({ api }));
     expect(report.notes).toEqual(['Page 1 of 3 (25 records): --page 2 for the next, --all for every page.']);
   });
+
+  it('--latest --field fails when more latest records match than the page shows', async () => {
+    const api = fakeApi({ search: async () => page([record()], 1, 2, 2) });
+    await expect(runSearch(parseSearchFlags({ group: 'g', latest: true, field: 'version', size: '1' }), fakeDeps({ api }))).rejects.toMatchObject({
+      code: 'conflict',
+      message: expect.stringMatching(/--latest matched 2 records \(project shop branch main; and 1 more\).*--branch or --project/),
+    });
+  });
 });

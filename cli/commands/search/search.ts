@@ -125,9 +125,12 @@ export async function runSearch(opts: SearchOptions, deps: Pick<Deps, 'io' | 'ap
   if (opts.latest && records.length === 0) {
     throw new AppError('nothing_found', `no latest version matches ${describe(opts.filters)}`);
   }
-  if (opts.latest && opts.field && records.length > 1) {
-    const where = records.map((r) => `project ${r.projectName} branch ${r.branch}`).join('; ');
-    throw new AppError('conflict', `--latest matched ${records.length} records (${where}): add --branch or --project to pick one`);
+  // The total, not the page: `--size 1` must not pick one of several latest records by surprise.
+  const matched = Math.max(records.length, answer.page.totalElements);
+  if (opts.latest && opts.field && matched > 1) {
+    const named = records.map((r) => `project ${r.projectName} branch ${r.branch}`);
+    if (matched > records.length) named.push(`and ${matched - records.length} more`);
+    throw new AppError('conflict', `--latest matched ${matched} records (${named.join('; ')}): add --branch or --project to pick one`);
   }
   const notes: string[] = [];
   if (records.length === 0) notes.push(`No versions match ${describe(opts.filters)}.`);
