@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, stat, chmod } from 'node:fs/promises';
+import { mkdtemp, readFile, stat, chmod, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -44,5 +44,13 @@ describe('config store', () => {
     expect(normalizeUrl('localhost:9090/')).toBe('http://localhost:9090');
     expect(normalizeUrl('https://reg.example.com/base/')).toBe('https://reg.example.com/base');
     expect(() => normalizeUrl('ftp://x')).toThrow(/http or https/);
+  });
+
+  it('a config file that is not JSON is named, with what to do', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'config-'));
+    await writeFile(join(dir, 'config.json'), '{bad');
+    await expect(fileConfig({ REPOADMIN_CONFIG_DIR: dir }).current()).rejects.toMatchObject({
+      message: expect.stringMatching(new RegExp(`^cannot read the config file ${join(dir, 'config.json')} \\(.+\\): fix it, or delete it and run repoadmin login$`)),
+    });
   });
 });

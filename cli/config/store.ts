@@ -3,6 +3,7 @@ import { chmodSync, mkdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import Conf from 'conf';
+import { AppError } from '../../common/errors.js';
 
 /** What `login` keeps for one server. */
 export interface StoredLogin {
@@ -89,7 +90,14 @@ export function fileConfig(env: NodeJS.ProcessEnv): ConfigStore {
   return configStore({
     path: join(dir, 'config.json'),
     read: () => {
-      const { current, servers = {} } = open().store;
+      let data: ConfigData;
+      try {
+        data = open().store;
+      } catch (error) {
+        const reason = error instanceof Error ? error.message : String(error);
+        throw new AppError('internal', `cannot read the config file ${join(dir, 'config.json')} (${reason}): fix it, or delete it and run repoadmin login`);
+      }
+      const { current, servers = {} } = data;
       return { current, servers };
     },
     write: (data) => {
