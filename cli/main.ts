@@ -101,7 +101,11 @@ function exitCodeFor(error: unknown, deps: Deps, CommanderError: typeof import('
   if (isAppError(error)) {
     // An error without a message only carries an exit code (`jobs diff`: 6, changes pending).
     if (error.message) deps.io.err(`error: ${error.message}`);
-    for (const field of error.details.errors ?? []) deps.io.err(`  ${field.path}: ${field.message}`);
+    // The server's message usually joins its field errors already: list only what it leaves out.
+    for (const field of error.details.errors ?? []) {
+      const line = field.path ? `${field.path}: ${field.message}` : field.message;
+      if (!error.message.includes(line)) deps.io.err(`  ${line}`);
+    }
     return EXIT_CODE[error.code];
   }
   if (error instanceof Error && error.name === 'ExitPromptError') {

@@ -1,0 +1,33 @@
+import { describe, expect, it } from 'vitest';
+import { AppError } from '../common/errors.js';
+import { fakeApi, fakeDeps } from '../test/cli/fakes.js';
+import { main } from './main.js';
+
+describe('main', () => {
+  it("prints a validation error once, not its fields a second time", async () => {
+    const errors = [
+      { path: 'repositoryUrl', message: 'must be an http(s), ssh or scp-style git address' },
+      { path: 'type', message: 'at most 255 characters' },
+    ];
+    const api = fakeApi({
+      publish: async () => {
+        throw new AppError('validation', errors.map((e) => `${e.path}: ${e.message}`).join('; '), { errors });
+      },
+    });
+    const deps = fakeDeps({ api });
+    const code = await main(['node', 'repoadmin', 'publish', '--group', 'g', '--artifact', 'a', '--version', '1', '--branch', 'b', '--project', 'p'], deps);
+    expect(code).toBe(1);
+    expect(deps.io.stderrText()).toBe('error: repositoryUrl: must be an http(s), ssh or scp-style git address; type: at most 255 characters\n');
+  });
+
+  it('lists field errors the message does not already name', async () => {
+    const api = fakeApi({
+      publish: async () => {
+        throw new AppError('validation', 'the record is not valid', { errors: [{ path: 'type', message: 'at most 255 characters' }] });
+      },
+    });
+    const deps = fakeDeps({ api });
+    await main(['node', 'repoadmin', 'publish', '--group', 'g', '--artifact', 'a', '--version', '1', '--branch', 'b', '--project', 'p'], deps);
+    expect(deps.io.stderrText()).toBe('error: the record is not valid\n  type: at most 255 characters\n');
+  });
+});
