@@ -77,4 +77,10 @@ describe('runSearch', () => {
       message: expect.stringMatching(/--latest matched 2 records \(project shop branch main; and 1 more\).*--branch or --project/),
     });
   });
+
+  it('--field keeps one line per match when a value has line breaks', async () => {
+    const api = fakeApi({ search: async () => page([record({ description: '# Title\n\nline\n' }), record({ description: null })]) });
+    const report = await runSearch(parseSearchFlags({ group: 'g', field: 'description' }), fakeDeps({ api }));
+    expect(report.lines).toEqual(['# Title line', '']);
+  });
 });

@@ -140,7 +140,8 @@ export async function runSearch(opts: SearchOptions, deps: Pick<Deps, 'io' | 'ap
   }
   if (opts.field) {
     const field = opts.field;
-    return { json: answer, lines: records.map((r) => String(r[field] ?? '')), notes };
+    // One line per match (cli.md), also for a Markdown description: line breaks become spaces.
+    return { json: answer, lines: records.map((r) => String(r[field] ?? '').trim().replace(/\s*[\r\n]+\s*/g, ' ')), notes };
   }
   return {
     json: answer,
