@@ -30,4 +30,12 @@ describe('main', () => {
     await main(['node', 'repoadmin', 'publish', '--group', 'g', '--artifact', 'a', '--version', '1', '--branch', 'b', '--project', 'p'], deps);
     expect(deps.io.stderrText()).toBe('error: the record is not valid\n  type: at most 255 characters\n');
   });
+
+  it('an unknown --flag=value is named without its value, which may be a password', async () => {
+    const deps = fakeDeps();
+    const code = await main(['node', 'repoadmin', 'login', '--password=hunter2-secret'], deps);
+    expect(code).toBe(2);
+    expect(deps.io.stderrText()).toContain("unknown option '--password'");
+    expect(deps.io.stderrText()).not.toContain('hunter2');
+  });
 });

@@ -67,6 +67,8 @@ export async function main(argv: string[], deps: Deps): Promise<number> {
     .configureOutput({
       writeOut: (s) => deps.io.out(s.replace(/\n$/, '')),
       writeErr: (s) => deps.io.err(s.replace(/\n$/, '')),
+      // `--password=secret` would otherwise be echoed whole into a pipeline's log.
+      outputError: (s, write) => write(s.replace(/(unknown option '-[^'=]*)=[^']*'/g, "$1'")),
     })
     .hook('preAction', (_program, command) => {
       const options = command.optsWithGlobals<{ url?: string; token?: string; json?: boolean; color?: boolean; quiet?: boolean; verbose?: boolean }>();
