@@ -58,6 +58,27 @@ describe('parseDefinitions', () => {
     }
   });
 
+  // Jenkins keeps items in a case-insensitive map: `App` and `app` are one job, `Team` and `team` one folder.
+  it('refuses names that differ only in case', () => {
+    const problems = (file: unknown) => {
+      try {
+        parse(file);
+        return '';
+      } catch (error) {
+        return (error as Error).message;
+      }
+    };
+    expect(problems({ pipelineJobs: [job({ jobName: 'app' }), job({ jobName: 'App' })] })).toContain(
+      'jenkins-dsl-jobs.json: pipelineJobs[1].jobName: duplicate job name "App" (also pipelineJobs[0]; Jenkins names ignore case)',
+    );
+    expect(problems({ pipelineJobs: [job({ jobName: 'Team/a' }), job({ jobName: 'team/b' })] })).toContain(
+      'jenkins-dsl-jobs.json: pipelineJobs[1].jobName: folder "team" is written "Team" in pipelineJobs[0] (Jenkins names ignore case)',
+    );
+    expect(problems({ pipelineJobs: [job({ jobName: 'Team' }), job({ jobName: 'team/b' })] })).toContain(
+      'jenkins-dsl-jobs.json: pipelineJobs[1].jobName: "team" is a job (pipelineJobs[0]), so it cannot also be a folder',
+    );
+  });
+
   it('formats JSON paths', () => {
     expect(formatPath(['pipelineJobs', 2, 'git', 'repositoryUrl'])).toBe('pipelineJobs[2].git.repositoryUrl');
     expect(formatPath([])).toBe('(top level)');

@@ -206,15 +206,33 @@ function toDefinitions(file: DefinitionFile, env: NodeJS.ProcessEnv): { result: 
     ...(file.pipelineJobs ?? []).map((job, index) => ({ job, path: `pipelineJobs[${index}]`, kind: 'pipeline' as const })),
   ];
   const errors: FieldError[] = [];
-  const firstPath = new Map<string, string>();
+  // Jenkins holds items in a case-insensitive map: `App` and `app` are one item.
+  const key = (name: string) => name.toLowerCase();
+  const firstJob = new Map<string, { name: string; path: string }>();
   for (const { job, path } of entries) {
-    const earlier = firstPath.get(job.jobName);
-    if (earlier) errors.push({ path: `${path}.jobName`, message: `duplicate job name "${job.jobName}" (also ${earlier})` });
-    else firstPath.set(job.jobName, path);
+    const earlier = firstJob.get(key(job.jobName));
+    if (!earlier) firstJob.set(key(job.jobName), { name: job.jobName, path });
+    else {
+      const inCase = earlier.name === job.jobName ? '' : '; Jenkins names ignore case';
+      errors.push({ path: `${path}.jobName`, message: `duplicate job name "${job.jobName}" (also ${earlier.path}${inCase})` });
+    }
   }
+  const firstFolder = new Map<string, { name: string; path: string }>();
   for (const { job, path } of entries) {
-    const asFolder = parentFolders(job.jobName).find((folder) => firstPath.has(folder));
-    if (asFolder) errors.push({ path: `${path}.jobName`, message: `"${asFolder}" is a job (${firstPath.get(asFolder)}), so it cannot also be a folder` });
+    for (const folder of parentFolders(job.jobName)) {
+      const asJob = firstJob.get(key(folder));
+      const earlier = firstFolder.get(key(folder));
+      const message = asJob
+        ? `"${folder}" is a job (${asJob.path}), so it cannot also be a folder`
+        : earlier && earlier.name !== folder
+          ? `folder "${folder}" is written "${earlier.name}" in ${earlier.path} (Jenkins names ignore case)`
+          : undefined;
+      if (message) {
+        errors.push({ path: `${path}.jobName`, message });
+        break;
+      }
+      if (!earlier) firstFolder.set(key(folder), { name: folder, path });
+    }
   }
   const credentialsFromEnv = env.GIT_CREDENTIALS_ID?.trim() || undefined;
   const jobs = entries.map(({ job, kind }): JobSpec => ({

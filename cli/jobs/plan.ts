@@ -55,27 +55,28 @@ export function desiredItems(definitions: Definitions, sourceId: string): PlanIt
 
 export async function planSync(definitions: Definitions, client: JenkinsClient, options: PlanOptions): Promise<Plan> {
   const [liveItems, liveViews] = await Promise.all([client.listItems(), client.listViews()]);
-  const live = new Map(liveItems.map((item) => [item.fullName, item]));
+  // Jenkins finds items without regard to case (its item maps are case-insensitive).
+  const live = new Map(liveItems.map((item) => [itemKey(item.fullName), item]));
   const ours = (description: string | null) => markerSource(description) === options.sourceId;
 
   const folders = definitions.folders.flatMap((name): PlanItem[] => {
-    const item = live.get(name);
+    const item = live.get(itemKey(name));
     if (!item) return [{ kind: 'folder', name, action: 'create', xml: folderXml() }];
     return item.isFolder ? [] : [{ kind: 'folder', name, action: 'refuse', reason: `${name} exists and is not a folder` }];
   });
   const refusedFolders = new Set(folders.filter((f) => f.action === 'refuse').map((f) => f.name));
 
   const jobs = await mapLimit(definitions.jobs, options.concurrency, (job) =>
-    planJob(job, live.get(job.name), { ...options, refusedFolders, ours, client }),
+    planJob(job, live.get(itemKey(job.name)), { ...options, refusedFolders, ours, client }),
   );
 
   const refusedJobs = new Set(jobs.filter((j) => j.action === 'refuse').map((j) => j.name));
   const views = await planViews(definitions, liveViews, refusedJobs, { ...options, ours, client });
 
-  const wanted = new Set(definitions.jobs.map((job) => job.name));
+  const wanted = new Set(definitions.jobs.map((job) => itemKey(job.name)));
   const ownedJobs = liveItems.filter((item) => item.className !== CLASS.listView && ours(item.description));
   const deletions = ownedJobs
-    .filter((item) => !wanted.has(item.fullName))
+    .filter((item) => !wanted.has(itemKey(item.fullName)))
     .map((item): PlanItem => ({ kind: 'job', name: item.fullName, action: 'delete' }));
 
   const plan: Plan = { sourceId: options.sourceId, items: [...folders, ...jobs, ...views.keep, ...deletions, ...views.drop] };
@@ -85,6 +86,11 @@ export async function planSync(definitions: Definitions, client: JenkinsClient, 
       'if that is intended, pass --allow-empty';
   }
   return plan;
+}
+
+/** Item names as Jenkins compares them: `App` is `app`. */
+function itemKey(fullName: string): string {
+  return fullName.toLowerCase();
 }
 
 interface JobContext extends PlanOptions {

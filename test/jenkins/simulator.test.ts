@@ -62,6 +62,21 @@ describe('Jenkins simulator', () => {
     expect((await post('/job/missing/doDelete', {})).status).toBe(404);
   });
 
+  // Jenkins and folders keep items in a map ordered by String.CASE_INSENSITIVE_ORDER, and
+  // Jenkins.checkGoodName refuses control characters and (SECURITY-2424) a trailing dot.
+  it('treats item names without regard to case, and refuses the names checkGoodName refuses', async () => {
+    jenkins = await startJenkins({ csrf: 'off' });
+    expect((await post('/createItem?name=team', {}, FOLDER)).status).toBe(200);
+    expect((await post('/createItem?name=Team', {}, PIPELINE)).status).toBe(400);
+    expect((await post('/job/TEAM/createItem?name=app', {}, PIPELINE)).status).toBe(200);
+    expect((await fetch(`${jenkins.url}/job/Team/job/APP/config.xml`)).status).toBe(200);
+    expect(jenkins.item('TEAM/App')).toBeDefined();
+    expect((await post('/createItem?name=a%09b', {}, PIPELINE)).status).toBe(400);
+    expect((await post('/createItem?name=app.', {}, PIPELINE)).status).toBe(400);
+    expect((await post('/job/team/job/App/doDelete', {})).status).toBe(302);
+    expect(jenkins.fullNames()).toEqual(['team']);
+  });
+
   it('creates items in folders at /job/F/createItem and serves them at /job/F/job/N', async () => {
     jenkins = await startJenkins({ csrf: 'off' });
     expect((await post('/createItem?name=team', {}, FOLDER)).status).toBe(200);

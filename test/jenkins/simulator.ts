@@ -112,7 +112,7 @@ export class JenkinsSimulator {
     const segments = fullName.split('/');
     let group = this.items;
     for (const [index, segment] of segments.entries()) {
-      const found = group.get(segment);
+      const found = entryOf(group, segment)?.[1];
       if (!found || index === segments.length - 1) return found;
       if (!found.children) return undefined;
       group = found.children;
@@ -212,7 +212,8 @@ export class JenkinsSimulator {
     if (verb === 'config.xml' && method === 'GET') return { status: 200, body: item.xml, headers: { 'content-type': 'application/xml' } };
     if (verb === 'config.xml' && method === 'POST') return this.updateItem(item, body);
     if (verb === 'doDelete' && method === 'POST') {
-      this.groupOf(path)!.delete(path[path.length - 1]!);
+      const group = this.groupOf(path)!;
+      group.delete(entryOf(group, path[path.length - 1]!)![0]);
       // AbstractItem.doDoDelete redirects to the parent after deleting.
       return { status: 302, headers: { location: '/' } };
     }
@@ -270,16 +271,17 @@ export class JenkinsSimulator {
   }
 
   // ItemGroupMixIn.createTopLevelItem / createProjectFromXML: the name must pass
-  // Jenkins.checkGoodName and be free ("A job already exists with the name ..."), both answered
+  // Jenkins.checkGoodName (no unsafe or control characters, not `.`/`..`, no trailing dot) and be
+  // free in any case ("A job already exists with the name ..."), both answered
   // 400 (hudson.model.Failure); the body is the item's config.xml with Content-Type application/xml.
   private createItem(folder: string[], name: string | null, body: string, req: IncomingMessage): Answer {
     const group = folder.length === 0 ? this.items : this.item(folder.join('/'))?.children;
     if (!group) return { status: 404, body: 'Not Found' };
     if (!name) return { status: 400, body: 'Query parameter "name" is required' };
-    if (/[\\/:?*|<>[\]"%;@#$&!^]/.test(name) || name === '.' || name === '..' || name.trim() === '') {
+    if (/[\\/:?*|<>[\]"%;@#$&!^\u0000-\u001f\u007f-\u009f]/.test(name) || ['.', '..', ''].includes(name.trim()) || name.trim().endsWith('.')) {
       return { status: 400, body: `"${name}" is an unsafe character`, headers: { 'x-error': `unsafe name ${name}` } };
     }
-    if (group.has(name)) {
+    if (entryOf(group, name)) {
       return { status: 400, body: `A job already exists with the name ‘${name}’`, headers: { 'x-error': `A job already exists with the name '${name}'` } };
     }
     if (!String(req.headers['content-type'] ?? '').includes('xml')) return { status: 400, body: 'Expected an XML body' };
@@ -333,6 +335,13 @@ async function readBody(req: IncomingMessage): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of req) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks).toString('utf8');
+}
+
+// Jenkins and folders hold their items in CopyOnWriteMap.Tree(String.CASE_INSENSITIVE_ORDER):
+// `App` finds `app`, and createItem of `App` meets the existing `app`.
+function entryOf<T>(group: Map<string, T>, name: string): [string, T] | undefined {
+  const lower = name.toLowerCase();
+  return [...group].find(([key]) => key.toLowerCase() === lower);
 }
 
 function parse(xml: string): Element {

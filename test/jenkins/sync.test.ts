@@ -103,6 +103,22 @@ describe('jobs apply and diff against Jenkins', () => {
     expect(jenkins.fullNames().sort()).toEqual(['build', 'handmade', 'other-team', 'team', 'team/app', 'team/deploy']);
   });
 
+  // Jenkins item names ignore case: `Report` in the file is the job `report` Jenkins holds.
+  it('updates a job whose name changed only in case, never deleting it', async () => {
+    const content = base();
+    await run('apply', await file(content));
+    (content.pipelineJobs[2] as { jobName: string }).jobName = 'Report';
+    (content.pipelineJobs[2] as { jobDescription?: string }).jobDescription = 'renamed';
+    const apply = await run('apply', await file(content), '--yes');
+    expect(apply.stderr).toBe('');
+    expect(apply.code).toBe(0);
+    expect(apply.stdout).not.toContain('delete');
+    expect(apply.stdout).toContain('updated job Report');
+    expect(jenkins.item('report')?.xml).toContain('renamed');
+    const again = await run('diff', await file(content));
+    expect(again.code).toBe(0);
+  });
+
   it('moves a job between views: it leaves the old view, and an emptied view of ours is deleted', async () => {
     jenkins.seed('handmade', owned('made by hand'));
     const content = base();
