@@ -155,7 +155,22 @@ function validationErrors(text: string): FieldError[] {
   const result = definitionFileSchema.safeParse(data, {
     error: (issue) => (issue.input === undefined && issue.code === 'invalid_type' ? 'required' : undefined),
   });
-  return result.success ? [] : result.error.issues.flatMap(issueErrors);
+  return [...(result.success ? [] : result.error.issues.flatMap(issueErrors)), ...xmlCharacterErrors(data, [])];
+}
+
+/** What XML 1.0 cannot hold, not even as a character reference: most C0 controls, U+FFFE/F, lone surrogates. */
+const NOT_XML = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]|\p{Cs}/u;
+
+/** Every string of the file ends up in a config.xml: one that XML cannot hold is an error here, not a 500 from Jenkins. */
+function xmlCharacterErrors(value: unknown, path: PropertyKey[]): FieldError[] {
+  if (typeof value === 'string') {
+    const bad = NOT_XML.exec(value)?.[0];
+    if (bad === undefined) return [];
+    const code = bad.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0');
+    return [{ path: formatPath(path), message: `contains U+${code}, which XML cannot hold` }];
+  }
+  if (typeof value !== 'object' || value === null) return [];
+  return Object.entries(value).flatMap(([key, child]) => xmlCharacterErrors(child, [...path, Array.isArray(value) ? Number(key) : key]));
 }
 
 function issueErrors(issue: z.core.$ZodIssue): FieldError[] {

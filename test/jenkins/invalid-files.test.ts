@@ -48,6 +48,8 @@ const CASES: [string, Json | string, string][] = [
   ['an unknown key in git', broken((f) => (git(f).branch = 'main')), 'pipelineJobs[0].git.branch: unknown field'],
   ['an unknown key in logRotator', broken((f) => (f.pipelineJobs[0]!.logRotator = { artifactNumToKeep: 3 })), 'pipelineJobs[0].logRotator.artifactNumToKeep: unknown field'],
   ['cronTrigger on a multibranch job', broken((f) => (f.multiBranchJobs[0]!.cronTrigger = 'H * * * *')), 'multiBranchJobs[0].cronTrigger: applies to pipeline jobs only'],
+  ['a control character XML cannot hold', broken((f) => (f.pipelineJobs[0]!.jobDescription = 'ring \u0007 bell')), 'pipelineJobs[0].jobDescription: contains U+0007, which XML cannot hold'],
+  ['a lone surrogate', broken((f) => (git(f).repositoryUrl = 'https://git.example.com/\ud800.git')), 'pipelineJobs[0].git.repositoryUrl: contains U+D800, which XML cannot hold'],
   ['remoteBranchName on a multibranch job', broken((f) => (f.multiBranchJobs[0]!.remoteBranchName = 'main')), 'multiBranchJobs[0].remoteBranchName: applies to pipeline jobs only'],
 ];
 
