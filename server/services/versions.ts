@@ -12,9 +12,12 @@ import {
 import { searchVersions, upsertVersion } from '../db/versions.js';
 import type { Actor, Services } from './context.js';
 
-/** Removes credentials (`user:token@`) from http(s) addresses: the package page shows them to anyone. */
+/**
+ * Removes credentials (`user:token@`) from http(s) addresses: the package page shows them to anyone.
+ * Up to the last `@` of the authority, as a password may hold an unencoded `@` itself.
+ */
 export function withoutCredentials(url: string): string {
-  return url.replace(/^(https?:\/\/)[^/@\s]*@/i, '$1');
+  return url.replace(/^(https?:\/\/)[^/?#\s]*@/i, '$1');
 }
 
 export async function publish(s: Services, actor: Actor, record: VersionRecord): Promise<PublishResult> {

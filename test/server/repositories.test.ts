@@ -120,6 +120,8 @@ describe.each(dbKinds())('repositories on %s', (kind) => {
       await publish(record({ repositoryUrl: 'https://ci:s3cr3t@git.acme.test/a.git' }, { artifactId: 'creds' }));
       const found = await search({ artifactId: 'creds' });
       expect(found.body.versionInformation[0].repositoryUrl).toBe('https://git.acme.test/a.git');
+      await publish(record({ repositoryUrl: 'https://ci:p@ss@git.acme.test/b.git?ref=main' }, { artifactId: 'creds-at' }));
+      expect((await search({ artifactId: 'creds-at' })).body.versionInformation[0].repositoryUrl).toBe('https://git.acme.test/b.git?ref=main');
     });
 
     it.each([
