@@ -1,11 +1,19 @@
 // The date forms of the version record: what publish accepts and the one shape search answers with.
 
+/**
+ * The years a creation date may fall in, in UTC. The database drivers write dates with other year
+ * lengths wrongly (PGlite stores 0099 as 1999) or not at all (10000), and no build is that old.
+ */
+export const CREATION_YEAR_MIN = 1000;
+export const CREATION_YEAR_MAX = 9999;
+
 const CREATION_DATE =
   /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(Z|[+-]\d{2}:?\d{2})$/;
 
 /**
  * Parses `2019-03-02T20:30:35.420+0000`, also with `+00:00`, `Z` or without milliseconds.
- * A date without an offset is ambiguous and gives null, as does an impossible one (Feb 30).
+ * A date without an offset is ambiguous and gives null, as does an impossible one (Feb 30) and one
+ * outside the years 1000 to 9999 in UTC.
  */
 export function parseCreationDate(text: string): Date | null {
   const m = CREATION_DATE.exec(text);
@@ -33,7 +41,9 @@ export function parseCreationDate(text: string): Date | null {
     if (oh > 18 || om > 59) return null;
     offsetMinutes = sign * (oh * 60 + om);
   }
-  return new Date(local - offsetMinutes * 60_000);
+  const date = new Date(local - offsetMinutes * 60_000);
+  const utcYear = date.getUTCFullYear();
+  return utcYear < CREATION_YEAR_MIN || utcYear > CREATION_YEAR_MAX ? null : date;
 }
 
 /** `2019-03-02T20:30:35.420+0000`, in UTC: the shape of the specification. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { versionKey } from './version-key.js';
+import { VERSION_KEY_MAX, versionKey } from './version-key.js';
 
 // The fixture of api.md, ascending; entries in one inner list are equal.
 const FIXTURE = [
@@ -36,5 +36,16 @@ describe('versionKey', () => {
   it('compares qualifier numbers numerically and treats Final as a release', () => {
     expect(byteOrder(versionKey('2.0-M9'), versionKey('2.0-M10'))).toBe(-1);
     expect(versionKey('5.4.2.Final')).toBe(versionKey('5.4.2'));
+  });
+});
+
+describe('versionKey length', () => {
+  it('fits the column for any 100-character version, keeping the order of shorter keys', () => {
+    const long = `1${'İ1'.repeat(49)}İ`;
+    expect(Array.from(versionKey(long)).length).toBeLessThanOrEqual(VERSION_KEY_MAX);
+    expect(byteOrder(versionKey('1.0.0-alpha'), versionKey(long))).toBe(-1);
+    expect(byteOrder(versionKey(long), versionKey('1.0.0'))).toBe(-1);
+    const dense = `1${'-1a'.repeat(33)}`;
+    expect(Array.from(versionKey(dense)).length).toBeLessThanOrEqual(VERSION_KEY_MAX);
   });
 });

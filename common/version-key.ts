@@ -20,6 +20,8 @@ const RANKS: Record<string, string> = {
   ga: '9',
   release: '9',
 };
+/** The length of the version_key column. */
+export const VERSION_KEY_MAX = 400;
 const UNKNOWN_RANK = '5';
 const RELEASE_RANK = '9';
 const END = '!';
@@ -34,7 +36,20 @@ function tokens(qualifier: string): string[] {
   return qualifier.toLowerCase().match(/[a-z]+|[0-9]+|[^a-z0-9.\-_]+/g) ?? [];
 }
 
+/**
+ * Cuts a key to the column's length, in code points. A prefix keeps the byte order of the keys it
+ * is cut from (a < b gives cut(a) <= cut(b)), and 400 characters decide any real version.
+ */
+function fitted(key: string): string {
+  const points = Array.from(key);
+  return points.length <= VERSION_KEY_MAX ? key : points.slice(0, VERSION_KEY_MAX).join('');
+}
+
 export function versionKey(version: string): string {
+  return fitted(unboundedKey(version));
+}
+
+function unboundedKey(version: string): string {
   let rest = version.trim().replace(/\+.*$/, '');
   if (/^v\d/i.test(rest)) rest = rest.slice(1);
   const release = /^\d+(?:\.\d+)*/.exec(rest)?.[0] ?? '';

@@ -1,11 +1,11 @@
 // generate-token: credentials in, a bearer token out.
 import { z } from 'zod';
-import { Timestamp, Uuid } from './common.js';
+import { NO_NUL, NO_NUL_MESSAGE, Timestamp, Uuid } from './common.js';
 import { ProjectName, Role } from './users.js';
 
 export const TokenRequest = z
   .object({
-    username: z.string().min(1, 'must not be empty').max(100, 'at most 100 characters'),
+    username: z.string().min(1, 'must not be empty').max(100, 'at most 100 characters').regex(NO_NUL, NO_NUL_MESSAGE),
     /** Checked against the stored hash only; the password rules apply when one is set. */
     password: z.string().min(1, 'must not be empty').max(1024, 'at most 1024 characters'),
   })

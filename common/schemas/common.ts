@@ -7,9 +7,13 @@ export const Uuid = z
   .regex(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/, 'must be a UUID')
   .meta({ format: 'uuid', example: '5c6a1223-076b-4bc0-b0b7-20b0da0e23fd' });
 
-/** A non-empty string of at most `max` characters. */
+/** PostgreSQL text cannot hold the NUL character: strings that are stored or searched must not have one. */
+export const NO_NUL = /^[^\u0000]*$/;
+export const NO_NUL_MESSAGE = 'must not contain NUL characters';
+
+/** A non-empty string of at most `max` characters, without NUL. */
 export function text(max: number) {
-  return z.string().min(1, 'must not be empty').max(max, `at most ${max} characters`);
+  return z.string().min(1, 'must not be empty').max(max, `at most ${max} characters`).regex(NO_NUL, NO_NUL_MESSAGE);
 }
 
 /** A boolean; older clients also send "true" and "false" as strings. */

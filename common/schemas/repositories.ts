@@ -1,7 +1,7 @@
 // Version records: what a pipeline publishes, how it is searched, what comes back.
 import { z } from 'zod';
 import { parseCreationDate } from '../dates.js';
-import { LooseBoolean, Uuid, text } from './common.js';
+import { LooseBoolean, NO_NUL, NO_NUL_MESSAGE, Uuid, text } from './common.js';
 import { PROJECT_NAME_MAX } from './users.js';
 
 export const BRANCH_MAX = 255;
@@ -23,6 +23,7 @@ const absentWhenEmpty = (v: unknown) => (v === '' || v === null ? undefined : v)
 export const RepositoryUrl = z
   .string()
   .max(REPOSITORY_URL_MAX, `at most ${REPOSITORY_URL_MAX} characters`)
+  .regex(NO_NUL, NO_NUL_MESSAGE)
   .regex(REPOSITORY_URL, 'must be an http(s), ssh or scp-style git address');
 
 /** A date-time with a numeric offset or Z, e.g. `2019-03-02T20:30:35.420+0000`. */
@@ -56,6 +57,7 @@ export const VersionRecord = z
       absentWhenEmpty,
       z
         .string()
+        .regex(NO_NUL, NO_NUL_MESSAGE)
         .refine((s) => Buffer.byteLength(s, 'utf8') <= DESCRIPTION_MAX_BYTES, `at most ${DESCRIPTION_MAX_BYTES} bytes`)
         .optional(),
     ),
@@ -73,7 +75,10 @@ export const PublishResult = z
   .meta({ id: 'PublishResult' });
 export type PublishResult = z.infer<typeof PublishResult>;
 
-const filter = z.preprocess(absentWhenEmpty, z.string().max(FILTER_MAX, `at most ${FILTER_MAX} characters`).optional());
+const filter = z.preprocess(
+  absentWhenEmpty,
+  z.string().max(FILTER_MAX, `at most ${FILTER_MAX} characters`).regex(NO_NUL, NO_NUL_MESSAGE).optional(),
+);
 
 export const SearchRequest = z
   .object({
