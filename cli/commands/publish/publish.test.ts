@@ -24,6 +24,7 @@ describe('build server environment', () => {
     expect(repositoryUrlFromEnv({ GIT_URL: 'git@host:acme/app.git', CI_PROJECT_URL: 'https://gitlab/acme/app' })).toBe('git@host:acme/app.git');
     expect(withoutUserInfo('https://ci:s3cr3t@git.example.com/acme/app.git')).toBe('https://git.example.com/acme/app.git');
     expect(withoutUserInfo('git@host:acme/app.git')).toBe('git@host:acme/app.git');
+    expect(withoutUserInfo('https://ci:p@ss@git.example.com/acme/app.git?x=a@b')).toBe('https://git.example.com/acme/app.git?x=a@b');
   });
 });
 
