@@ -57,8 +57,9 @@ function readTree(element: Element): Node | undefined {
     .map((a): [string, string] => [a.name, a.value])
     .sort(([a], [b]) => a.localeCompare(b));
   if (UNORDERED.has(element.nodeName)) children.sort((a, b) => a.name.localeCompare(b.name));
-  // Whitespace alone is indentation, never a value Jenkins reads.
-  const leafText = children.length === 0 && text.trim() !== '' ? text : undefined;
+  // Whitespace alone is indentation, never a value Jenkins reads. Line ends as an XML parser
+  // reads them (XML 1.0, 2.11): a CR LF we send is stored by Jenkins as LF.
+  const leafText = children.length === 0 && text.trim() !== '' ? text.replace(/\r\n?/g, '\n') : undefined;
   if (children.length === 0 && attributes.length === 0 && leafText === undefined) return undefined;
   return { name: element.nodeName, attributes, text: leafText, children };
 }

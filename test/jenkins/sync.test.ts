@@ -64,6 +64,18 @@ describe('jobs apply and diff against Jenkins', () => {
     expect(diff.stdout).toContain('= unchanged view Builds');
   });
 
+  // An XML parser reads a CR LF line end as LF (XML 1.0, 2.11), so Jenkins holds LF alone.
+  it('changes nothing on a second apply when a description has CR LF line ends', async () => {
+    const content = base();
+    (content.pipelineJobs[0] as { jobDescription?: string }).jobDescription = 'Nightly build.\r\nOwner: team';
+    const path = await file(content);
+    expect((await run('apply', path)).code).toBe(0);
+    const postsBefore = jenkins.posts().length;
+    const second = await run('apply', path);
+    expect(second.stdout).toBe('summary: 6 unchanged, 0 failed\n');
+    expect(jenkins.posts().length).toBe(postsBefore);
+  });
+
   it('updates exactly the edited job', async () => {
     const content = base();
     await run('apply', await file(content));
