@@ -87,4 +87,16 @@ describe('runPublish', () => {
     await runPublish({ file, version: '0.2', latest: false, descriptionFile: '-' }, fakeDeps({ api, stdin: '# Notes' }));
     expect(api.calls[0]?.args[0]).toMatchObject({ projectName: 'shop', branch: 'dev', artifact: { groupId: 'g', artifactId: 'a', version: '0.2' }, type: 'DOCKER', description: '# Notes' });
   });
+
+  it('reads latestVersion of a record file as older clients write it, "false" included', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'publish-'));
+    for (const [value, expected] of [['false', undefined], ['true', true], [false, undefined], [true, true]] as const) {
+      const file = join(dir, `record-${String(value)}-${typeof value}.json`);
+      await writeFile(file, JSON.stringify({ projectName: 'shop', branch: 'dev', artifact: { groupId: 'g', artifactId: 'a', version: '1' }, latestVersion: value }));
+      const api = fakeApi({ publish: async () => ({ _status: true, uid: UID, created: true }) });
+      const result = await runPublish({ file, latest: false }, fakeDeps({ api }));
+      expect(api.calls[0]?.args[0]).toMatchObject({ latestVersion: expected });
+      expect(JSON.stringify(result)).toContain(expected ? 'marked latest' : '(project shop, branch dev)');
+    }
+  });
 });

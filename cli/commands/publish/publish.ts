@@ -109,7 +109,8 @@ export async function runPublish(opts: PublishOptions, deps: Pick<Deps, 'io' | '
     repositoryUrl: address ? withoutUserInfo(address) : undefined,
     creationDate: opts.date ?? base.creationDate ?? formatCreationDate(deps.now()),
     type: opts.type ?? base.type,
-    latestVersion: opts.latest || base.latestVersion || undefined,
+    // A record file may say "false" as text, as older clients do; only true marks the latest.
+    latestVersion: opts.latest || String(base.latestVersion) === 'true' || undefined,
     description: (await description(opts, deps)) ?? base.description,
   };
   const answer = await deps.api.publish(record);
