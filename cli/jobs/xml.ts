@@ -154,7 +154,25 @@ export function listViewXml(name: string, jobNames: string[], description: strin
   return serialize(root);
 }
 
-/** The order of ListView.jobNames (a TreeSet with CaseInsensitiveComparator). */
+/**
+ * The order of ListView.jobNames, a TreeSet with CaseInsensitiveComparator, which Jenkins writes
+ * back in that order: String.compareToIgnoreCase, by character code and not by locale.
+ */
 export function sortedJobNames(names: string[]): string[] {
-  return [...names].sort((a, b) => a.toLowerCase().localeCompare(b.toLowerCase()) || a.localeCompare(b));
+  return [...names].sort(compareIgnoreCase);
+}
+
+/** java.lang.String.compareToIgnoreCase: char by char, each folded to upper then lower case. */
+function compareIgnoreCase(a: string, b: string): number {
+  for (let i = 0; i < Math.min(a.length, b.length); i++) {
+    const difference = foldCase(a.charAt(i)) - foldCase(b.charAt(i));
+    if (difference !== 0) return difference;
+  }
+  return a.length - b.length;
+}
+
+function foldCase(char: string): number {
+  const upper = char.toUpperCase();
+  const lower = (upper.length === 1 ? upper : char).toLowerCase();
+  return (lower.length === 1 ? lower : char).charCodeAt(0);
 }

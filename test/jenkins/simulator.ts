@@ -379,11 +379,30 @@ function writeElement(element: Element, indent: string): string {
   const open = `${indent}<${element.nodeName}${attributes.join('')}`;
   let children = Array.from(element.childNodes).filter((n): n is Element => n.nodeType === 1);
   if (REORDERED.has(element.nodeName)) children = [...children].sort((a, b) => b.nodeName.localeCompare(a.nodeName));
+  // ListView.jobNames is a TreeSet<String> with CaseInsensitiveComparator (String.compareToIgnoreCase):
+  // XStream writes its comparator, then the names in that order.
+  if (element.nodeName === 'jobNames') {
+    const text = (e: Element) => e.textContent ?? '';
+    children = [...children].sort((a, b) => Number(a.nodeName === 'string') - Number(b.nodeName === 'string') || javaCompareIgnoreCase(text(a), text(b)));
+  }
   if (children.length > 0) {
     return `${open}>\n${children.map((c) => writeElement(c, `${indent}  `)).join('')}${indent}</${element.nodeName}>\n`;
   }
   const text = Array.from(element.childNodes as ArrayLike<Node>).map((n) => (n.nodeType === 3 || n.nodeType === 4 ? n.nodeValue ?? '' : '')).join('');
   return text === '' ? `${open}/>\n` : `${open}>${escape(text)}</${element.nodeName}>\n`;
+}
+
+/** java.lang.String.compareToIgnoreCase: char by char, upper case then lower case, no locale. */
+function javaCompareIgnoreCase(a: string, b: string): number {
+  const fold = (c: string) => {
+    const upper = c.toUpperCase();
+    const lower = (upper.length === 1 ? upper : c).toLowerCase();
+    return (lower.length === 1 ? lower : c).charCodeAt(0);
+  };
+  for (let i = 0; i < Math.min(a.length, b.length); i++) {
+    if (a[i] !== b[i] && fold(a[i]!) !== fold(b[i]!)) return fold(a[i]!) - fold(b[i]!);
+  }
+  return a.length - b.length;
 }
 
 // XStream's PrettyPrintWriter escapes these five characters (and writes &apos; and &quot; in text).

@@ -76,6 +76,19 @@ describe('jobs apply and diff against Jenkins', () => {
     expect(jenkins.posts().length).toBe(postsBefore);
   });
 
+  // ListView.jobNames is a TreeSet ordered by String.compareToIgnoreCase, which Jenkins writes
+  // back in that order: `app-x` (45) before `app.x` (46) before `App1` before `app_x` (95).
+  it('changes nothing on a second apply when view job names sort by character code', async () => {
+    const content = { pipelineJobs: ['app_x', 'App1', 'app.x', 'app-x', 'ab'].map((name) => pipelineJob(name, { view: 'Apps' })) };
+    const path = await file(content);
+    expect((await run('apply', path)).code).toBe(0);
+    expect(jenkins.viewJobs('Apps')).toEqual(['ab', 'app-x', 'app.x', 'App1', 'app_x']);
+    const postsBefore = jenkins.posts().length;
+    const second = await run('apply', path);
+    expect(second.stdout).toBe('summary: 6 unchanged, 0 failed\n');
+    expect(jenkins.posts().length).toBe(postsBefore);
+  });
+
   it('updates exactly the edited job', async () => {
     const content = base();
     await run('apply', await file(content));
