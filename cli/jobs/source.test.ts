@@ -46,4 +46,10 @@ describe('source ids', () => {
     expect(markerSource('<!-- managed by repoadmin; source: s --> and then more')).toBeUndefined();
     expect(markerSource(null)).toBeUndefined();
   });
+
+  it('reads only the last marker, even when the description itself quotes one', () => {
+    const quoted = withMarker('Moved from the old jobs:\n<!-- managed by repoadmin; source: old.json@host/old -->', 'a.json@host/x');
+    expect(markerSource(quoted)).toBe('a.json@host/x');
+    expect(markerSource('see <!-- managed by repoadmin; source: old.json@host/old --> <!-- managed by repoadmin; source: s -->')).toBe('s');
+  });
 });

@@ -6,7 +6,8 @@ import { promisify } from 'node:util';
 
 const run = promisify(execFile);
 
-const MARKER = /\n?<!-- managed by repoadmin; source: (.+?) -->\s*$/;
+// The last marker: the source id holds no `-->`, so one quoted earlier in the description is skipped.
+const MARKER = /\n?<!-- managed by repoadmin; source: ((?:(?!-->).)+?) -->\s*$/;
 
 /** The description written to Jenkins: the file's description, then the marker. */
 export function withMarker(description: string, sourceId: string): string {
