@@ -1,35 +1,36 @@
-// Failed generate-token attempts per user name and per client address, in fixed windows.
+// Login attempts per user name and per client address, in fixed windows. An attempt takes its place
+// in the count before the password is compared, in one statement, so that concurrent attempts
+// cannot all pass the limit while each one's comparison is still running.
 import type { Knex } from 'knex';
-import { toNumber } from './rows.js';
 
 export type AttemptScope = 'user' | 'address';
 
-export async function failuresInWindow(
-  db: Knex,
-  window: number,
-  subjects: { scope: AttemptScope; subject: string }[],
-): Promise<Record<AttemptScope, number>> {
-  const counts: Record<AttemptScope, number> = { user: 0, address: 0 };
-  const rows = await db('login_attempts')
-    .select('scope', 'failures')
-    .where({ window_start: window })
-    .andWhere((q) => {
-      for (const s of subjects) q.orWhere({ scope: s.scope, subject: s.subject });
-    });
-  for (const row of rows) counts[row.scope as AttemptScope] = toNumber(row.failures);
-  return counts;
+export interface AttemptSubject {
+  scope: AttemptScope;
+  subject: string;
 }
 
-export async function recordFailure(
-  db: Knex,
-  window: number,
-  subjects: { scope: AttemptScope; subject: string }[],
-): Promise<void> {
-  await db('login_attempts')
-    .insert(subjects.map((s) => ({ ...s, window_start: window, failures: 1 })))
+/** Counts one attempt for the subject unless it already has `limit` in this window: true when counted. */
+export async function takeAttempt(db: Knex, window: number, s: AttemptSubject, limit: number): Promise<boolean> {
+  const rows = await db('login_attempts')
+    .insert({ scope: s.scope, subject: s.subject, window_start: window, failures: 1 })
     .onConflict(['scope', 'subject', 'window_start'])
-    .merge({ failures: db.raw('login_attempts.failures + 1') });
-  // Older windows no longer count.
+    .merge({ failures: db.raw('login_attempts.failures + 1') })
+    .where('login_attempts.failures', '<', limit)
+    .returning('failures');
+  return rows.length > 0;
+}
+
+/** Takes back an attempt counted by `takeAttempt`: it was refused or it succeeded. */
+export async function giveBackAttempt(db: Knex, window: number, s: AttemptSubject): Promise<void> {
+  await db('login_attempts')
+    .where({ scope: s.scope, subject: s.subject, window_start: window })
+    .where('failures', '>', 0)
+    .update({ failures: db.raw('failures - 1') });
+}
+
+/** Forgets the attempts of older windows: they no longer count. */
+export async function forgetOldAttempts(db: Knex, window: number): Promise<void> {
   await db('login_attempts').where('window_start', '<', window).delete();
 }
 

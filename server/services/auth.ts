@@ -3,7 +3,7 @@ import { AppError } from '../../common/errors.js';
 import { formatTimestamp } from '../../common/dates.js';
 import type { TokenRequest, TokenResponse } from '../../common/schemas/auth.js';
 import { issueToken, verifyToken } from '../auth/tokens.js';
-import { clearFailures, failuresInWindow, recordFailure } from '../db/login-attempts.js';
+import { clearFailures, forgetOldAttempts, giveBackAttempt, takeAttempt } from '../db/login-attempts.js';
 import { findUserById, findUserByName } from '../db/users.js';
 import type { Actor, Services } from './context.js';
 
@@ -14,23 +14,27 @@ export const MAX_FAILURES_PER_ADDRESS = 100;
 export async function generateToken(s: Services, request: TokenRequest, address: string): Promise<TokenResponse> {
   const nowSeconds = Math.floor(s.now().getTime() / 1000);
   const window = Math.floor(nowSeconds / LOGIN_WINDOW_SECONDS) * LOGIN_WINDOW_SECONDS;
-  const subjects = [
-    { scope: 'user' as const, subject: request.username },
-    { scope: 'address' as const, subject: address },
-  ];
-  const failures = await failuresInWindow(s.db, window, subjects);
-  if (failures.user >= MAX_FAILURES_PER_USER || failures.address >= MAX_FAILURES_PER_ADDRESS) {
+  const byName = { scope: 'user' as const, subject: request.username };
+  const byAddress = { scope: 'address' as const, subject: address };
+  const refuse = () => {
     const retryAfter = window + LOGIN_WINDOW_SECONDS - nowSeconds;
-    throw new AppError('rate_limited', `too many failed logins: try again in ${retryAfter} seconds`, { retryAfter });
+    return new AppError('rate_limited', `too many failed logins: try again in ${retryAfter} seconds`, { retryAfter });
+  };
+  // Each attempt is counted as a failure until its password proves right; refused ones do not count.
+  if (!(await takeAttempt(s.db, window, byName, MAX_FAILURES_PER_USER))) throw refuse();
+  if (!(await takeAttempt(s.db, window, byAddress, MAX_FAILURES_PER_ADDRESS))) {
+    await giveBackAttempt(s.db, window, byName);
+    throw refuse();
   }
 
   const user = await findUserByName(s.db, request.username);
   const ok = await s.passwords.verify(request.password, user?.passwordHash);
   if (!ok || !user) {
-    await recordFailure(s.db, window, subjects);
+    await forgetOldAttempts(s.db, window);
     throw new AppError('unauthorized', 'wrong user name or password');
   }
   await clearFailures(s.db, 'user', request.username);
+  await giveBackAttempt(s.db, window, byAddress);
 
   const { token, expiresAt } = issueToken(s.tokens, user, s.now());
   return {

@@ -174,6 +174,36 @@ describe.each(dbKinds())('authentication on %s', (kind) => {
     expect((await login(server, 'proj-user', 'user-secret')).status).toBe(200);
   });
 
+  it('lets no more than 10 concurrent wrong passwords for one name through, however slow hashing is', async () => {
+    // A cost that makes each comparison take a while: every attempt is in flight at once.
+    const slow = await startTestServer({ kind, config: { bcryptCost: 10 } });
+    try {
+      const token = await slow.adminToken();
+      await slow.request('POST', '/v1/users', { token, body: { username: 'target', password: 'target-secret', projectName: 'p', role: 'ROLE_USER' } });
+      const answers = await Promise.all(Array.from({ length: 30 }, (_, i) => login(slow, 'target', `guess-${i}`)));
+      const statuses = answers.map((a) => a.status);
+      expect(statuses.filter((s) => s === 401)).toHaveLength(10);
+      expect(statuses.filter((s) => s === 429)).toHaveLength(20);
+      expect((await login(slow, 'target', 'target-secret')).status).toBe(429);
+    } finally {
+      await slow.close();
+    }
+  });
+
+  it('does not count attempts refused with 429 against the client address', async () => {
+    const proxied = await startTestServer({ kind, config: { trustProxy: true } });
+    try {
+      const from = (name: string, password: string) => login(proxied, name, password, { 'X-Forwarded-For': '198.51.100.9' });
+      await proxied.request('POST', '/v1/users', { token: await proxied.adminToken(), body: { username: 'shared-ci', password: 'shared-secret', projectName: 'p', role: 'ROLE_USER' } });
+      // One broken pipeline retries one name far past its limit...
+      for (let i = 0; i < 120; i++) await from('broken-ci', 'wrong-password');
+      // ...and the other pipelines behind the same address still log in.
+      expect((await from('shared-ci', 'shared-secret')).status).toBe(200);
+    } finally {
+      await proxied.close();
+    }
+  });
+
   it('resets the per-name count on a successful login', async () => {
     await server.request('POST', '/v1/users', { token: admin, body: { username: 'forgetful', password: 'forgetful-secret', projectName: 'p', role: 'ROLE_USER' } });
     for (let i = 0; i < 9; i++) await login(server, 'forgetful', 'wrong');
