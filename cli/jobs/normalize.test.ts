@@ -50,6 +50,15 @@ describe('normalizeXml', () => {
     expect(normalizeXml(OURS.replace('secret-id', 'other-id'), { mask: true })).not.toBe(masked);
   });
 
+  it('masks a user name and token written into a repository address', () => {
+    const xml = '<scm><url>https://ci-bot:ghp_s3cret@git.example.com/team/app.git</url><remote>ssh://deploy:pw@git.example.com/x</remote></scm>';
+    const masked = normalizeXml(xml, { mask: true });
+    expect(masked).not.toContain('ghp_s3cret');
+    expect(masked).not.toContain('deploy:pw');
+    expect(masked).toMatch(/<url>https:\/\/\*{4}[0-9a-f]{6}@git\.example\.com\/team\/app\.git<\/url>/);
+    expect(normalizeXml('<url>https://git.example.com/team/app.git</url>', { mask: true })).toContain('<url>https://git.example.com/team/app.git</url>');
+  });
+
   it('reads the root element and its class', () => {
     expect(rootOf(jenkinsXml(OURS))).toEqual({ name: 'flow-definition', className: undefined });
     expect(rootOf('<a class="b"/>')).toEqual({ name: 'a', className: 'b' });

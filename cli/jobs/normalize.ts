@@ -1,7 +1,8 @@
 // Normalises config.xml so that the generated and the live config compare equal when Jenkins
 // would treat them alike: no plugin="..." attributes, no insignificant whitespace, no empty
 // elements (XStream writes an empty collection for what we leave out), and a fixed order of the
-// children of the containers whose order Jenkins does not keep. Also masks secrets for display.
+// children of the containers whose order Jenkins does not keep. Also masks secrets for display:
+// credential ids, tokens, and user info in repository addresses.
 import { createHash } from 'node:crypto';
 import { create } from 'xmlbuilder2';
 import type { XMLBuilder } from 'xmlbuilder2/lib/interfaces.js';
@@ -66,8 +67,14 @@ function readTree(element: Element): Node | undefined {
 
 function write(parent: XMLBuilder, node: Node, mask: boolean): void {
   const element = parent.ele(node.name, Object.fromEntries(node.attributes));
-  if (node.text !== undefined) element.txt(mask && MASKED.has(node.name) ? masked(node.text) : node.text);
+  if (node.text !== undefined) element.txt(mask ? maskedText(node.name, node.text) : node.text);
   for (const child of node.children) write(element, child, mask);
+}
+
+/** Secrets of an element: the whole text of a credential element, the user info of an address. */
+function maskedText(name: string, text: string): string {
+  if (MASKED.has(name)) return masked(text);
+  return text.replace(/^([a-z][a-z0-9+.-]*:\/\/)([^@/\s]+)@/i, (_, scheme: string, userInfo: string) => `${scheme}${masked(userInfo)}@`);
 }
 
 /**
