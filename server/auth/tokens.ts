@@ -3,6 +3,7 @@ import { type KeyObject, createSecretKey } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import { AppError } from '../../common/errors.js';
 import type { TokenClaims } from '../../common/schemas/auth.js';
+import { Uuid } from '../../common/schemas/common.js';
 import type { Role } from '../../common/schemas/users.js';
 
 export interface TokenSettings {
@@ -63,7 +64,13 @@ export function verifyToken(settings: TokenSettings, token: string): TokenClaims
     });
   }
   const c = claims as Partial<TokenClaims>;
-  if (typeof c.sub !== 'string' || typeof c.uid !== 'string' || typeof c.tv !== 'number') {
+  // jsonwebtoken checks exp only when there is one: a token without it would never expire.
+  if (
+    typeof c.sub !== 'string' ||
+    !Uuid.safeParse(c.uid).success ||
+    !Number.isInteger(c.tv) ||
+    typeof c.exp !== 'number'
+  ) {
     throw new AppError('unauthorized', 'the token is not valid');
   }
   return c as TokenClaims;

@@ -65,6 +65,8 @@ describe.each(dbKinds())('authentication on %s', (kind) => {
       ['HS512', () => jwt.sign(claims(), secret, { algorithm: 'HS512' })],
       ['another secret', () => jwt.sign(claims(), 'x'.repeat(40), { algorithm: 'HS256' })],
       ['uid not a uuid', () => jwt.sign({ ...claims(), uid: 'not-a-uuid' }, secret, { algorithm: 'HS256' })],
+      ['uid with a NUL character', () => jwt.sign({ ...claims(), uid: `${DEFAULT_ADMIN_ID}\u0000` }, secret, { algorithm: 'HS256' })],
+      ['no exp (it would never expire)', () => { const { exp: _exp, ...rest } = claims(); return jwt.sign(rest, secret, { algorithm: 'HS256' }); }],
       ['garbage', () => 'not.a.token'],
     ];
     it.each(cases)('%s', async (_name, make) => {
