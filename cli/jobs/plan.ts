@@ -70,8 +70,12 @@ export async function planSync(definitions: Definitions, client: JenkinsClient, 
     planJob(job, live.get(itemKey(job.name)), { ...options, refusedFolders, ours, client }),
   );
 
-  const refusedJobs = new Set(jobs.filter((j) => j.action === 'refuse').map((j) => j.name));
-  const views = await planViews(definitions, liveViews, refusedJobs, { ...options, ours, client });
+  // A refused job stays out of our views unless it is ours already (refused for its type): a
+  // refusal never takes a job out of a view it is in, nor empties a view into a deletion.
+  const leftOut = new Set(
+    jobs.filter((j) => j.action === 'refuse' && !ours(live.get(itemKey(j.name))?.description ?? null)).map((j) => j.name),
+  );
+  const views = await planViews(definitions, liveViews, leftOut, { ...options, ours, client });
 
   const wanted = new Set(definitions.jobs.map((job) => itemKey(job.name)));
   const ownedJobs = liveItems.filter((item) => item.className !== CLASS.listView && ours(item.description));
@@ -129,12 +133,12 @@ interface ViewContext extends PlanOptions {
 async function planViews(
   definitions: Definitions,
   liveViews: LiveView[],
-  refusedJobs: Set<string>,
+  leftOut: Set<string>,
   context: ViewContext,
 ): Promise<{ keep: PlanItem[]; drop: PlanItem[] }> {
   const live = new Map(liveViews.map((view) => [view.name, view]));
   const wanted = [...definitions.views]
-    .map(([name, jobs]) => [name, jobs.filter((job) => !refusedJobs.has(job))] as const)
+    .map(([name, jobs]) => [name, jobs.filter((job) => !leftOut.has(job))] as const)
     .filter(([, jobs]) => jobs.length > 0);
   const keep = await mapLimit(wanted, context.concurrency, async ([name, jobs]): Promise<PlanItem> => {
     const xml = listViewXml(name, jobs, withMarker('', context.sourceId));
@@ -149,8 +153,9 @@ async function planViews(
     const liveXml = await context.client.getViewConfig(name);
     return sameConfig(liveXml, xml) ? { kind: 'view', name, action: 'unchanged', xml } : { kind: 'view', name, action: 'update', xml, live: liveXml };
   });
-  // Our views that no job names any more are empty: they go (views we never made stay).
-  const kept = new Set(wanted.map(([name]) => name));
+  // Our views that no job of the file names any more are empty: they go (views we never made
+  // stay). One whose jobs were all refused is left as it is.
+  const kept = new Set(definitions.views.keys());
   const drop = liveViews
     .filter((view) => context.ours(view.description) && !kept.has(view.name))
     .map((view): PlanItem => ({ kind: 'view', name: view.name, action: 'delete' }));

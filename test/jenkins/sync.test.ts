@@ -259,6 +259,19 @@ describe('jobs apply and diff against Jenkins', () => {
     expect(jenkins.item('report')?.className).toBe('org.jenkinsci.plugins.workflow.multibranch.WorkflowMultiBranchProject');
   });
 
+  it('keeps the views of a job refused for its type: a refusal deletes nothing', async () => {
+    const content = base();
+    await run('apply', await file(content));
+    const report = content.pipelineJobs.splice(2, 1)[0]!;
+    content.multiBranchJobs.push({ ...report });
+    const refused = await run('apply', await file(content));
+    expect(refused.stderr).not.toContain('--yes');
+    expect(refused.code).toBe(1);
+    expect(refused.stdout).toContain('failed job report: refused: it is a WorkflowJob');
+    expect(refused.stdout).not.toMatch(/^deleted /m);
+    expect(jenkins.viewJobs('Reports')).toEqual(['report']);
+  });
+
   it('goes on when one job fails, lists the failure, and exits 1', async () => {
     jenkins.failOn('POST', /^\/createItem\?name=build$/, 500);
     const apply = await run('apply', await file(), '--concurrency', '2');
