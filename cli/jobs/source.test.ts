@@ -12,6 +12,9 @@ describe('source ids', () => {
     ['https://github.com/Org/jobs.git', 'github.com/Org/jobs'],
     ['https://user:s3cret@GITHUB.com/Org/jobs/', 'github.com/Org/jobs'],
     ['https://oauth2:glpat-xyz@gitlab.example.com:8443/group/sub/jobs.git', 'gitlab.example.com:8443/group/sub/jobs'],
+    ['ssh://git@github.com:22/Org/jobs.git', 'github.com/Org/jobs'],
+    ['https://github.com:443/Org/jobs.git', 'github.com/Org/jobs'],
+    ['http://git.example.com:80/Org/jobs.git', 'git.example.com/Org/jobs'],
     ['file:///srv/git/jobs.git', '/srv/git/jobs'],
     ['/srv/git/jobs', '/srv/git/jobs'],
   ])('normalises %s to %s', (address, id) => expect(normalizeRemote(address)).toBe(id));

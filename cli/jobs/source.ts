@@ -20,10 +20,12 @@ export function markerSource(description: string | null | undefined): string | u
   return description ? MARKER.exec(description)?.[1] : undefined;
 }
 
+const DEFAULT_PORT: Record<string, string> = { ssh: '22', 'git+ssh': '22', https: '443', http: '80', git: '9418' };
+
 /**
- * A repository address without scheme, user info or credentials, `.git` suffix or trailing slash,
- * host in lower case and the `:` of scp-style addresses as `/`: https and ssh clones of one
- * repository give the same id, and no credential ever reaches Jenkins.
+ * A repository address without scheme, user info or credentials, the scheme's default port,
+ * `.git` suffix or trailing slash, host in lower case and the `:` of scp-style addresses as `/`:
+ * https and ssh clones of one repository give the same id, and no credential ever reaches Jenkins.
  */
 export function normalizeRemote(address: string): string {
   const trimmed = address.trim();
@@ -33,10 +35,14 @@ export function normalizeRemote(address: string): string {
   if (scp && !/^[a-z][a-z0-9+.-]*:\/\//i.test(trimmed)) {
     [, host = '', path = ''] = scp;
   } else {
-    const withoutScheme = trimmed.replace(/^[a-z][a-z0-9+.-]*:\/\//i, '');
+    const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(trimmed)?.[1]?.toLowerCase() ?? '';
+    const withoutScheme = trimmed.slice(scheme === '' ? 0 : scheme.length + 3);
     const slash = withoutScheme.indexOf('/');
     const authority = slash < 0 ? withoutScheme : withoutScheme.slice(0, slash);
-    host = authority.slice(authority.lastIndexOf('@') + 1);
+    const hostAndPort = authority.slice(authority.lastIndexOf('@') + 1);
+    // The scheme's own port says nothing: ssh://host:22/x is the repository of host:x.
+    const port = /:(\d+)$/.exec(hostAndPort)?.[1];
+    host = port !== undefined && port === DEFAULT_PORT[scheme] ? hostAndPort.slice(0, -port.length - 1) : hostAndPort;
     path = slash < 0 ? '' : withoutScheme.slice(slash + 1);
   }
   const cleanPath = path.replace(/\/+$/, '').replace(/\.git$/, '').replace(/^\/+/, '');
