@@ -100,9 +100,12 @@ function multibranchXml(job: JobSpec, description: string): string {
   ownerOf(root.ele('folderViews', { class: 'jenkins.branch.MultiBranchProjectViewHolder' }), '../..');
   root.ele('healthMetrics');
   ownerOf(root.ele('icon', { class: 'jenkins.branch.MetadataActionFolderIcon' }), '../..');
-  // logRotator governs how long jobs of deleted branches stay (jobs.md); null keeps them.
+  // logRotator governs how long jobs of deleted branches stay (jobs.md); null keeps them. Pruning
+  // with neither limit would remove them all at once (DefaultOrphanedItemStrategy), so unlimited
+  // days and count keep them too.
   const orphans = root.ele('orphanedItemStrategy', { class: 'com.cloudbees.hudson.plugins.folder.computed.DefaultOrphanedItemStrategy' });
-  leaf(orphans, 'pruneDeadBranches', job.logRotator !== null);
+  const limited = job.logRotator !== null && (job.logRotator.daysToKeep !== -1 || job.logRotator.numToKeep !== -1);
+  leaf(orphans, 'pruneDeadBranches', limited);
   leaf(orphans, 'daysToKeep', job.logRotator?.daysToKeep ?? -1);
   leaf(orphans, 'numToKeep', job.logRotator?.numToKeep ?? -1);
   leaf(orphans, 'abortBuilds', false);
