@@ -130,8 +130,13 @@ const SORT_ALIASES: Record<string, SortField> = {
   'artifact.version': 'version',
 };
 
+/** Decimal digits only: Number() would also take ' ', '0x10' and '1e3'. */
+const WHOLE_NUMBER = /^-?\d+$/;
 const wholeNumber = (name: string) =>
-  z.preprocess(absentWhenEmpty, z.coerce.number({ error: `${name} must be a whole number` }).int(`${name} must be a whole number`).optional());
+  z.preprocess(
+    (v) => (v === '' || v === null ? undefined : typeof v === 'string' && WHOLE_NUMBER.test(v) ? Number(v) : v),
+    z.number({ error: `${name} must be a whole number` }).int(`${name} must be a whole number`).optional(),
+  );
 
 /** Paging and sorting, from the query string. Both the 1-based and the older 0-based spellings. */
 export const SearchQuery = z

@@ -27,3 +27,16 @@ export function parse<S extends z.ZodType>(schema: S, value: unknown): z.output<
   const message = errors.map((e) => (e.path ? `${e.path}: ${e.message}` : e.message)).join('; ');
   throw new AppError('validation', message, { errors });
 }
+
+/**
+ * Parses a query string. A parameter given twice (`?page=1&page=2`, which Koa reads as an array) is
+ * a 400 of its own rather than a puzzling "must be a number".
+ */
+export function parseQuery<S extends z.ZodType>(schema: S, query: Record<string, string | string[] | undefined>): z.output<S> {
+  const repeated = Object.keys(query).filter((name) => Array.isArray(query[name]));
+  if (repeated.length > 0) {
+    const errors = repeated.map((path) => ({ path, message: 'given more than once' }));
+    throw new AppError('validation', errors.map((e) => `${e.path}: ${e.message}`).join('; '), { errors });
+  }
+  return parse(schema, query);
+}

@@ -290,6 +290,11 @@ describe.each(dbKinds())('repositories on %s', (kind) => {
       ['?aPage=-1', 'aPage'],
       ['?sortField=colour', 'sortField'],
       ['?sortDirection=up', 'sortDirection'],
+      ['?page=0x10', 'page'],
+      ['?page=1e3', 'page'],
+      ['?page=%20', 'page'],
+      ['?size=2.0', 'size'],
+      ['?aSize=Infinity', 'aSize'],
     ])('rejects bad paging %s', async (query, path) => {
       const res = await search({}, query);
       expect(res.status).toBe(400);
@@ -313,6 +318,16 @@ describe.each(dbKinds())('repositories on %s', (kind) => {
       const key = field.replace('artifact.', '') as string;
       const values = res.body.versionInformation.map((v: Record<string, string>) => (key === 'creationDate' ? v.version : v[key]));
       expect(values).toEqual(expected);
+    });
+
+    it.each([
+      ['/v1/repositories/search?page=1&page=2', 'POST', 'page'],
+      ['/v1/repositories/search?sortField=version&sortField=branch', 'POST', 'sortField'],
+      ['/v1/repositories/latest?groupId=a&groupId=b&artifactId=c', 'GET', 'groupId'],
+    ])('rejects a query parameter given twice: %s', async (path, method, name) => {
+      const res = await server.request(method, path);
+      expect(res.status).toBe(400);
+      expect(res.body.errors).toEqual([{ path: name, message: 'given more than once' }]);
     });
 
     it('ignores empty sortField and sortDirection', async () => {

@@ -12,7 +12,7 @@ import {
 import { findByUid, findLatest } from '../../db/versions.js';
 import { currentActor, optionalToken, requireToken } from '../../middleware/auth.js';
 import { readJson } from '../../middleware/body.js';
-import { parse } from '../../middleware/validate.js';
+import { parse, parseQuery } from '../../middleware/validate.js';
 import type { Services } from '../../services/context.js';
 import { publish, search } from '../../services/versions.js';
 
@@ -26,13 +26,13 @@ export function repositoryRoutes(router: Router, s: Services): void {
   });
 
   router.post('/v1/repositories/search', reader, async (ctx) => {
-    const query = parse(SearchQuery, ctx.query);
+    const query = parseQuery(SearchQuery, ctx.query);
     const request = parse(SearchRequest, await readJson(ctx, { optional: true }));
     ctx.body = await search(s, searchFilters(request), paging(query));
   });
 
   router.get('/v1/repositories/latest', reader, async (ctx) => {
-    ctx.body = await findLatest(s.db, parse(LatestQuery, ctx.query));
+    ctx.body = await findLatest(s.db, parseQuery(LatestQuery, ctx.query));
   });
 
   router.get('/v1/repositories/:uid', reader, async (ctx) => {
