@@ -16,8 +16,6 @@ export interface LiveItem {
   fullName: string;
   className: string;
   description: string | null;
-  /** Folders and other item groups (multibranch projects too) list their own jobs. */
-  isFolder: boolean;
 }
 
 export interface LiveView {
@@ -157,7 +155,6 @@ function flatten(items: RawItem[], parent?: string): LiveItem[] {
       fullName,
       className: item._class ?? '',
       description: item.description ?? null,
-      isFolder: Array.isArray(item.jobs),
     };
     return [self, ...flatten(item.jobs ?? [], fullName)];
   });

@@ -62,7 +62,8 @@ export async function planSync(definitions: Definitions, client: JenkinsClient, 
   const folders = definitions.folders.flatMap((name): PlanItem[] => {
     const item = live.get(itemKey(name));
     if (!item) return [{ kind: 'folder', name, action: 'create', xml: folderXml() }];
-    return item.isFolder ? [] : [{ kind: 'folder', name, action: 'refuse', reason: `${name} exists and is not a folder` }];
+    // Only a plain folder takes new items: a multibranch project holds jobs but computes them.
+    return item.className === CLASS.folder ? [] : [{ kind: 'folder', name, action: 'refuse', reason: `${name} exists and is not a folder` }];
   });
   const refusedFolders = new Set(folders.filter((f) => f.action === 'refuse').map((f) => f.name));
 

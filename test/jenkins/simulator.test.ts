@@ -77,6 +77,13 @@ describe('Jenkins simulator', () => {
     expect(jenkins.fullNames()).toEqual(['team']);
   });
 
+  it('takes createItem only in a plain folder: a multibranch project computes its items', async () => {
+    jenkins = await startJenkins({ csrf: 'off' });
+    expect((await post('/createItem?name=app', {}, MULTIBRANCH)).status).toBe(200);
+    expect((await post('/job/app/createItem?name=x', {}, PIPELINE)).status).toBe(404);
+    expect(jenkins.fullNames()).toEqual(['app']);
+  });
+
   it('creates items in folders at /job/F/createItem and serves them at /job/F/job/N', async () => {
     jenkins = await startJenkins({ csrf: 'off' });
     expect((await post('/createItem?name=team', {}, FOLDER)).status).toBe(200);

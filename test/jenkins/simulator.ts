@@ -51,8 +51,9 @@ const ALIASES: Record<string, string> = {
   project: 'hudson.model.FreeStyleProject',
 };
 
+const FOLDER = 'com.cloudbees.hudson.plugins.folder.Folder';
 const GROUP_CLASSES = new Set([
-  'com.cloudbees.hudson.plugins.folder.Folder',
+  FOLDER,
   'org.jenkinsci.plugins.workflow.multibranch.WorkflowMultiBranchProject',
 ]);
 
@@ -274,8 +275,11 @@ export class JenkinsSimulator {
   // Jenkins.checkGoodName (no unsafe or control characters, not `.`/`..`, no trailing dot) and be
   // free in any case ("A job already exists with the name ..."), both answered
   // 400 (hudson.model.Failure); the body is the item's config.xml with Content-Type application/xml.
+  // Only Jenkins itself and a plain Folder take createItem (ModifiableItemGroup); a multibranch
+  // project computes its items and has no such URL.
   private createItem(folder: string[], name: string | null, body: string, req: IncomingMessage): Answer {
-    const group = folder.length === 0 ? this.items : this.item(folder.join('/'))?.children;
+    const parent = folder.length === 0 ? undefined : this.item(folder.join('/'));
+    const group = folder.length === 0 ? this.items : parent?.className === FOLDER ? parent.children : undefined;
     if (!group) return { status: 404, body: 'Not Found' };
     if (!name) return { status: 400, body: 'Query parameter "name" is required' };
     if (/[\\/:?*|<>[\]"%;@#$&!^\u0000-\u001f\u007f-\u009f]/.test(name) || ['.', '..', ''].includes(name.trim()) || name.trim().endsWith('.')) {

@@ -272,6 +272,18 @@ describe('jobs apply and diff against Jenkins', () => {
     expect(jenkins.viewJobs('Reports')).toEqual(['report']);
   });
 
+  // A multibranch project holds items but computes them: only a plain folder takes createItem.
+  it('refuses a job whose folder is a multibranch project', async () => {
+    jenkins.seed('team', '<org.jenkinsci.plugins.workflow.multibranch.WorkflowMultiBranchProject><description>theirs</description></org.jenkinsci.plugins.workflow.multibranch.WorkflowMultiBranchProject>');
+    const content = { pipelineJobs: [pipelineJob('team/deploy'), pipelineJob('build')] };
+    const apply = await run('apply', await file(content));
+    expect(apply.code).toBe(1);
+    expect(apply.stdout).toContain('failed folder team: refused: team exists and is not a folder');
+    expect(apply.stdout).toContain('failed job team/deploy: refused: its folder team exists and is not a folder');
+    expect(apply.stdout).toContain('created job build');
+    expect(jenkins.fullNames().sort()).toEqual(['build', 'team']);
+  });
+
   it('goes on when one job fails, lists the failure, and exits 1', async () => {
     jenkins.failOn('POST', /^\/createItem\?name=build$/, 500);
     const apply = await run('apply', await file(), '--concurrency', '2');
