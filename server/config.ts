@@ -85,6 +85,7 @@ function parseArgs(args: string[]): Map<string, string> {
       if (value === undefined || value.startsWith('--')) throw usage(`--${name} needs a value`);
       i++;
     }
+    if (value === '') throw usage(`--${name} needs a value`);
     values.set(name, value);
   }
   return values;
@@ -111,7 +112,7 @@ export function loadConfig(args: string[], env: NodeJS.ProcessEnv): ServerConfig
   const int = (name: SettingName, fallback: number, min: number, max: number) => {
     const r = raw(name);
     if (!r) return fallback;
-    const n = Number(r.value);
+    const n = /^\d{1,9}$/.test(r.value) ? Number(r.value) : Number.NaN;
     if (!Number.isInteger(n) || n < min || n > max) {
       throw usage(`${r.source} must be a whole number from ${min} to ${max}, not "${r.value}"`);
     }

@@ -14,11 +14,51 @@ function alive(pid: number): boolean {
   }
 }
 
+function ageOf(file: string): number {
+  return Date.now() - (fs.statSync(file, { throwIfNoEntry: false })?.mtimeMs ?? 0);
+}
+
+function pause(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+function readHolder(file: string): number {
+  try {
+    return Number.parseInt(fs.readFileSync(file, 'utf8'), 10);
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/**
+ * Removes a dead server's lock. Two servers starting at once may both find it stale: the takeover
+ * file lets one of them remove it, and only while it still names the dead process, so neither can
+ * remove the lock the other has just taken.
+ */
+function removeStaleLock(file: string, stalePid: number): void {
+  const takeover = `${file}.takeover`;
+  try {
+    fs.writeFileSync(takeover, `${process.pid}\n`, { flag: 'wx', mode: 0o600 });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    // Another server is taking over; a takeover file older than a few seconds was left by a crash.
+    if (ageOf(takeover) > 5_000) fs.rmSync(takeover, { force: true });
+    else pause(100);
+    return;
+  }
+  try {
+    const now = readHolder(file);
+    if (now === stalePid) fs.rmSync(file, { force: true });
+  } finally {
+    fs.rmSync(takeover, { force: true });
+  }
+}
+
 /** Takes the folder's lock, or throws naming the process that holds it. Returns the release function. */
 export function lockDataDir(dir: string): () => void {
   fs.mkdirSync(dir, { recursive: true });
   const file = path.join(dir, LOCK_FILE);
-  for (let attempt = 0; attempt < 2; attempt++) {
+  for (let attempt = 0; attempt < 5; attempt++) {
     try {
       fs.writeFileSync(file, `${process.pid}\n`, { flag: 'wx', mode: 0o600 });
       let released = false;
@@ -33,7 +73,12 @@ export function lockDataDir(dir: string): () => void {
       };
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      const holder = Number.parseInt(fs.readFileSync(file, 'utf8'), 10);
+      const holder = readHolder(file);
+      if (Number.isNaN(holder) && ageOf(file) < 2_000) {
+        // Just created by another server that has not written its pid yet.
+        pause(100);
+        continue;
+      }
       if (Number.isInteger(holder) && holder !== process.pid && alive(holder)) {
         throw new AppError(
           'conflict',
@@ -41,7 +86,7 @@ export function lockDataDir(dir: string): () => void {
         );
       }
       // A lock left by a server that was killed: its process is gone, so the folder is free.
-      fs.rmSync(file, { force: true });
+      removeStaleLock(file, holder);
     }
   }
   throw new AppError('conflict', `cannot lock the embedded database at ${dir}`);

@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from './config.js';
+
+describe('loadConfig', () => {
+  it('takes the argument over the variable, and the variable over the default', () => {
+    expect(loadConfig([], {}).port).toBe(9090);
+    expect(loadConfig([], { PORT: '8000' }).port).toBe(8000);
+    expect(loadConfig([], { PORT: '8000', REPO_MAN_PORT: '8001' }).port).toBe(8001);
+    expect(loadConfig(['--port', '8002'], { REPO_MAN_PORT: '8001' }).port).toBe(8002);
+    expect(loadConfig(['--port=8003'], {}).port).toBe(8003);
+    expect(loadConfig(['--repoadmin_db_jdbc', 'postgresql'], {}).db).toMatchObject({ kind: 'postgres', driver: 'pg' });
+    expect(loadConfig([], { REPO_MAN_DB_DRIVER: 'org.postgresql.Driver', REPO_MAN_DB_JDBC: 'postgres' }).db.driver).toBe('pg');
+    expect(loadConfig([], { XDG_DATA_HOME: '/data' }).db.dataDir).toBe('/data/repoadmin');
+  });
+
+  it.each([
+    [['--port='], /--port needs a value/],
+    [['--port'], /--port needs a value/],
+    [['--port', '0x50'], /--port must be a whole number/],
+    [['--repoadmin_bcrypt_cost', '1e1'], /--repoadmin_bcrypt_cost must be a whole number from 4 to 31/],
+    [['--repoadmin_search_public', 'maybe'], /must be true or false/],
+    [['--repoadmin_log_level', 'loud'], /must be one of/],
+    [['server'], /unexpected argument "server"/],
+  ])('rejects %j', (args, message) => {
+    expect(() => loadConfig(args, {})).toThrow(message);
+  });
+
+  it('rejects loose numbers from the environment too', () => {
+    expect(() => loadConfig([], { REPO_MAN_BCRYPT_COST: '0x5' })).toThrow(/REPO_MAN_BCRYPT_COST must be a whole number/);
+  });
+});
