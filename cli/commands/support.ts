@@ -76,9 +76,12 @@ export async function confirmed(deps: Pick<Deps, 'io' | 'env' | 'prompter'>, yes
 }
 
 /** A whole number of at least `min`, from a flag. */
-export function wholeNumber(value: string | undefined, flag: string, min = 1): number | undefined {
+export function wholeNumber(value: string | undefined, flag: string, min = 1, max = Number.MAX_SAFE_INTEGER): number | undefined {
   if (value === undefined) return undefined;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < min) throw new AppError('usage', `${flag} must be a whole number of at least ${min}, not "${value}"`);
+  const n = /^\d{1,15}$/.test(value) ? Number(value) : Number.NaN;
+  if (!Number.isInteger(n) || n < min || n > max) {
+    const range = max === Number.MAX_SAFE_INTEGER ? `of at least ${min}` : `from ${min} to ${max}`;
+    throw new AppError('usage', `${flag} must be a whole number ${range}, not "${value}"`);
+  }
   return n;
 }

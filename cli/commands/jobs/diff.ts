@@ -3,6 +3,7 @@
 import type { Command } from 'commander';
 import { AppError } from '../../../common/errors.js';
 import type { Deps } from '../../deps.js';
+import { wholeNumber } from '../support.js';
 import { createJenkinsClient, type JenkinsClient, type JenkinsConnection } from '../../jobs/client.js';
 import { loadDefinitions, type FileInput } from '../../jobs/load.js';
 import { planSync, type Plan } from '../../jobs/plan.js';
@@ -13,10 +14,17 @@ import {
   fileInput,
   jenkinsConnection,
   outputFlags,
-  wholeNumber,
   type FileFlags,
   type JenkinsFlags,
 } from './shared.js';
+
+
+/** Jenkins handles a few parallel changes well; many more only queue up on its side. */
+const MAX_CONCURRENCY = 32;
+
+function concurrency(text: string): number {
+  return wholeNumber(text, '--concurrency', 1, MAX_CONCURRENCY)!;
+}
 
 export const DEFAULT_CONCURRENCY = 4;
 
@@ -53,7 +61,7 @@ export function syncOptions(file: string | undefined, flags: SyncFlags, deps: Pi
     adopt: Boolean(flags.adopt),
     replace: Boolean(flags.replace),
     allowEmpty: Boolean(flags.allowEmpty),
-    concurrency: wholeNumber(flags.concurrency, '--concurrency'),
+    concurrency: concurrency(flags.concurrency),
   };
 }
 

@@ -45,6 +45,13 @@ export function addJenkinsOptions(command: Command): Command {
 }
 
 export function fileInput(file: string | undefined, flags: FileFlags): FileInput {
+  // The id goes into an XML comment in every job's description: it must not end or break it.
+  if (flags.source !== undefined && (flags.source.trim() === '' || /-->|--$|[\r\n]/.test(flags.source))) {
+    throw new AppError('usage', `--source must be one line without "-->", not ${JSON.stringify(flags.source)}`);
+  }
+  if (flags.path !== undefined && flags.path.split(/[\\/]/).includes('..')) {
+    throw new AppError('usage', `--path names a file inside the repository, without "..": ${flags.path}`);
+  }
   return { file, git: flags.git, ref: flags.ref, path: flags.path, ci: flags.ci, source: flags.source };
 }
 
@@ -67,8 +74,3 @@ export function outputFlags(command: Command): Required<OutputFlags> {
   return { json: Boolean(all.json), quiet: Boolean(all.quiet) };
 }
 
-export function wholeNumber(value: string, flag: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new AppError('usage', `${flag} must be a whole number of at least 1, not "${value}"`);
-  return n;
-}
