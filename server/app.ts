@@ -4,6 +4,7 @@ import Koa from 'koa';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { createPasswords, type Passwords } from './auth/passwords.js';
+import { tokenSettings } from './auth/tokens.js';
 import type { ServerConfig } from './config.js';
 import { createMetrics, metricsEndpoint } from './metrics.js';
 import { accessLog } from './middleware/access-log.js';
@@ -36,7 +37,7 @@ export function createApp(options: AppOptions): Koa {
     config: options.config,
     log: options.log,
     passwords: options.passwords ?? createPasswords(options.config.bcryptCost),
-    tokens: { secret: options.secret, issuer: options.config.jwt.issuer, ttlSeconds: options.config.jwt.ttlSeconds },
+    tokens: tokenSettings(options.secret, options.config.jwt.issuer, options.config.jwt.ttlSeconds),
     now: options.now ?? (() => new Date()),
   };
 

@@ -7,9 +7,17 @@ import { Uuid } from '../../common/schemas/common.js';
 import type { Role } from '../../common/schemas/users.js';
 
 export interface TokenSettings {
-  secret: string;
+  /**
+   * The signing secret as a KeyObject, made once: given a string, jsonwebtoken first tries to read
+   * it as a PEM public key on every verification and throws that attempt away (5% of a publish).
+   */
+  key: KeyObject;
   issuer: string;
   ttlSeconds: number;
+}
+
+export function tokenSettings(secret: string, issuer: string, ttlSeconds: number): TokenSettings {
+  return { key: createSecretKey(Buffer.from(secret, 'utf8')), issuer, ttlSeconds };
 }
 
 export interface IssuedToken {
@@ -33,30 +41,15 @@ export function issueToken(
     uid: user.userId,
     tv: user.tokenVersion,
   };
-  const token = jwt.sign(claims, settings.secret, { algorithm: 'HS256' });
+  const token = jwt.sign(claims, settings.key, { algorithm: 'HS256' });
   return { token, expiresAt: new Date(exp * 1000) };
-}
-
-const secretKeys = new Map<string, KeyObject>();
-
-/**
- * The secret as a KeyObject, made once: given a string, jsonwebtoken first tries to read it as a PEM
- * public key on every verification and throws that attempt away, which cost 5% of a publish.
- */
-function secretKey(secret: string): KeyObject {
-  let key = secretKeys.get(secret);
-  if (!key) {
-    key = createSecretKey(Buffer.from(secret, 'utf8'));
-    secretKeys.set(secret, key);
-  }
-  return key;
 }
 
 /** Checks signature, algorithm, issuer and expiry; the caller checks the user and its version. */
 export function verifyToken(settings: TokenSettings, token: string): TokenClaims {
   let claims: unknown;
   try {
-    claims = jwt.verify(token, secretKey(settings.secret), { algorithms: ['HS256'], issuer: settings.issuer });
+    claims = jwt.verify(token, settings.key, { algorithms: ['HS256'], issuer: settings.issuer });
   } catch (error) {
     const expired = error instanceof jwt.TokenExpiredError;
     throw new AppError('unauthorized', expired ? 'the token has expired: get a new one' : 'the token is not valid', {
