@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { AppError } from '../../common/errors.js';
+import { withoutUserInfo } from '../../common/urls.js';
 import { ciOf, parseDefinitions, type Definitions } from './model.js';
 import { gitSourceId, localSourceId } from './source.js';
 
@@ -59,7 +60,7 @@ async function loadFromGit(input: FileInput, url: string, env: NodeJS.ProcessEnv
   try {
     await shallowFetch(url, input.ref, dir, env);
     const text = await readText(join(dir, path)).catch(() => {
-      throw new AppError('not_found', `${path} is not in ${hideCredentials(url)}${input.ref ? ` at ${input.ref}` : ''}; give its place with --path`);
+      throw new AppError('not_found', `${path} is not in ${withoutUserInfo(url)}${input.ref ? ` at ${input.ref}` : ''}; give its place with --path`);
     });
     const definitions = parseDefinitions(text, path, env);
     return { fileName: path, sourceId: input.source ?? gitSourceId(url, path), definitions };
@@ -77,14 +78,9 @@ async function shallowFetch(url: string, ref: string | undefined, dir: string, e
     await run('git', ['-C', dir, 'checkout', '-q', 'FETCH_HEAD'], { env: gitEnv });
   } catch (error) {
     const stderr = String((error as { stderr?: string }).stderr ?? (error as Error).message).trim();
-    const last = hideCredentials(stderr.split('\n').filter(Boolean).pop() ?? 'git failed');
+    const last = withoutUserInfo(stderr.split('\n').filter(Boolean).pop() ?? 'git failed');
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new AppError('usage', '--git needs the git command, and it was not found');
     const missing = /couldn't find remote ref|not found|does not exist|not our ref/i.test(stderr);
-    throw new AppError(missing ? 'not_found' : 'unreachable', `cannot fetch ${hideCredentials(url)}${ref ? ` at ${ref}` : ''}: ${last.replace(/^fatal: /, '')}`);
+    throw new AppError(missing ? 'not_found' : 'unreachable', `cannot fetch ${withoutUserInfo(url)}${ref ? ` at ${ref}` : ''}: ${last.replace(/^fatal: /, '')}`);
   }
-}
-
-/** `https://user:token@host/x` -> `https://host/x`: messages never show credentials. */
-function hideCredentials(text: string): string {
-  return text.replace(/([a-z][a-z0-9+.-]*:\/\/)[^@/\s]+@/gi, '$1');
 }

@@ -1,6 +1,7 @@
 // Publishing and finding version records.
 import { AppError } from '../../common/errors.js';
 import { parseCreationDate } from '../../common/dates.js';
+import { withoutUserInfo } from '../../common/urls.js';
 import {
   DEFAULT_TYPE,
   type Paging,
@@ -12,13 +13,6 @@ import {
 import { searchVersions, upsertVersion } from '../db/versions.js';
 import type { Actor, Services } from './context.js';
 
-/**
- * Removes credentials (`user:token@`) from http(s) addresses: the package page shows them to anyone.
- * Up to the last `@` of the authority, as a password may hold an unencoded `@` itself.
- */
-export function withoutCredentials(url: string): string {
-  return url.replace(/^(https?:\/\/)[^/?#\s]*@/i, '$1');
-}
 
 export async function publish(s: Services, actor: Actor, record: VersionRecord): Promise<PublishResult> {
   if (actor.role !== 'ROLE_ADMIN' && actor.projectName !== record.projectName) {
@@ -33,7 +27,7 @@ export async function publish(s: Services, actor: Actor, record: VersionRecord):
     groupId: record.artifact.groupId,
     artifactId: record.artifact.artifactId,
     version: record.artifact.version,
-    repositoryUrl: record.repositoryUrl ? withoutCredentials(record.repositoryUrl) : null,
+    repositoryUrl: record.repositoryUrl ? withoutUserInfo(record.repositoryUrl, 'https?') : null,
     creationDate: record.creationDate ? parseCreationDate(record.creationDate)! : s.now(),
     type: record.type ?? DEFAULT_TYPE,
     latestVersion: record.latestVersion ?? false,

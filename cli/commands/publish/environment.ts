@@ -17,11 +17,3 @@ export function repositoryUrlFromEnv(env: NodeJS.ProcessEnv): string | undefined
   if (env.GITHUB_SERVER_URL && env.GITHUB_REPOSITORY) return `${env.GITHUB_SERVER_URL.replace(/\/+$/, '')}/${env.GITHUB_REPOSITORY}`;
   return undefined;
 }
-
-/**
- * `https://user:token@host/repo.git` becomes `https://host/repo.git`: credentials never leave the
- * pipeline. Up to the last `@` of the authority, as a password may hold an unencoded `@` itself.
- */
-export function withoutUserInfo(address: string): string {
-  return address.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/?#\s]*@/i, '$1');
-}

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { credentials, fakeApi, fakeDeps } from '../../../test/cli/fakes.js';
-import { branchFromEnv, repositoryUrlFromEnv, withoutUserInfo } from './environment.js';
+import { withoutUserInfo } from '../../../common/urls.js';
+import { branchFromEnv, repositoryUrlFromEnv } from './environment.js';
 import { runPublish } from './publish.js';
 
 const UID = '08880a31-5d7a-4abf-a89e-f2aa9e43da4f';

@@ -7,7 +7,8 @@ import type { VersionRecord } from '../../../common/schemas/repositories.js';
 import type { Deps } from '../../deps.js';
 import type { Report } from '../../output/index.js';
 import { action, example } from '../support.js';
-import { branchFromEnv, repositoryUrlFromEnv, withoutUserInfo } from './environment.js';
+import { withoutUserInfo } from '../../../common/urls.js';
+import { branchFromEnv, repositoryUrlFromEnv } from './environment.js';
 
 export interface PublishOptions {
   group?: string;
