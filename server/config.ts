@@ -173,8 +173,3 @@ export function loadConfig(args: string[], env: NodeJS.ProcessEnv): ServerConfig
     logLevel,
   };
 }
-
-/** The table of settings, for help texts and the README test. */
-export const SETTING_NAMES = Object.fromEntries(
-  Object.entries(SETTINGS).map(([k, s]) => [k, { arg: `--${s.arg}`, env: s.env }]),
-) as Record<SettingName, { arg: string; env: string[] }>;

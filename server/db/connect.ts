@@ -53,7 +53,7 @@ function postgresClient(driver: unknown): typeof Knex.Client {
   } as unknown as typeof Knex.Client;
 }
 
-export function describeConnectionError(error: unknown, config: ServerConfig['db']): string {
+function describeConnectionError(error: unknown, config: ServerConfig['db']): string {
   const e = error as { code?: string; message?: string };
   const where = `PostgreSQL at ${config.host}:${config.port} (database ${config.database}, user ${config.user})`;
   const reason =

@@ -11,9 +11,7 @@ export function toDate(value: unknown): Date {
   return value instanceof Date ? value : new Date(String(value));
 }
 
-/** A unique-constraint violation (SQLSTATE 23505), optionally of one named constraint. */
-export function isUniqueViolation(error: unknown, constraint?: string): boolean {
-  const e = error as { code?: string; constraint?: string; message?: string } | undefined;
-  if (e?.code !== '23505') return false;
-  return constraint === undefined || e.constraint === constraint || (e.message ?? '').includes(constraint);
+/** A unique-constraint violation (SQLSTATE 23505). */
+export function isUniqueViolation(error: unknown): boolean {
+  return (error as { code?: string } | undefined)?.code === '23505';
 }
