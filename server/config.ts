@@ -1,4 +1,4 @@
-// Server settings: startup arguments win over REPO_MAN_* variables, which win over defaults (api.md).
+// Server settings: startup arguments win over REPO_MAN_* variables, which win over defaults (docs/api.md, "Configuration").
 import os from 'node:os';
 import path from 'node:path';
 import { AppError } from '../common/errors.js';

@@ -1,4 +1,5 @@
-// The typed registry API (api.md) at the server this run talks to, with the credentials of cli.md.
+// The typed registry API (docs/api.md) at the server this run talks to, with the credentials of
+// docs/cli.md.
 import type { TokenRequest, TokenResponse } from '../../common/schemas/auth.js';
 import type { PublishResult, SearchRequest, SearchResult, SortField, VersionRecord } from '../../common/schemas/repositories.js';
 import type { Me, UserCreateRequest, UserList, UserResult } from '../../common/schemas/users.js';
@@ -100,7 +101,7 @@ export function createApi(context: ApiContext): Api {
     changePassword: (userId, password) =>
       authenticated({ method: 'PUT', path: `v1/users/${encodeURIComponent(userId)}/password`, json: { password } }),
     deleteUser: (userId) => authenticated({ method: 'DELETE', path: `v1/users/${encodeURIComponent(userId)}` }),
-    // Idempotent by its coordinates (api.md): a retry replaces the record with the same body.
+    // Idempotent by its coordinates (docs/api.md, "Version records"): a retry replaces the record with the same body.
     publish: (record) => authenticated({ method: 'POST', path: 'v1/repositories', json: record, idempotent: true }),
     search: (filters, paging = {}) =>
       publicCall({

@@ -1,4 +1,4 @@
-// Which server and which token (cli.md, "Credentials and configuration"): flag, then environment,
+// Which server and which token (docs/cli.md, "Credentials and configuration"): flag, then environment,
 // then the config file; a stored token only ever goes to the server that issued it.
 import { AppError } from '../../common/errors.js';
 import type { TokenRequest, TokenResponse } from '../../common/schemas/auth.js';

@@ -68,7 +68,7 @@ export async function newPassword(deps: Pick<Deps, 'io' | 'env' | 'prompter'>, f
   return first;
 }
 
-/** Destructive commands ask on a terminal and need --yes elsewhere (cli.md). */
+/** Destructive commands ask on a terminal and need --yes elsewhere (docs/cli.md). */
 export async function confirmed(deps: Pick<Deps, 'io' | 'env' | 'prompter'>, yes: boolean, question: string): Promise<boolean> {
   if (yes) return true;
   if (!canPrompt(deps)) throw new AppError('usage', 'this cannot be undone: pass --yes to confirm (no terminal to ask on)');

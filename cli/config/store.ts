@@ -1,4 +1,4 @@
-// Stored logins, one per server, and which one is current (cli.md, "Credentials and configuration").
+// Stored logins, one per server, and which one is current (docs/cli.md, "Credentials and configuration").
 import { chmodSync, mkdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';

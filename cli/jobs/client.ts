@@ -1,6 +1,6 @@
 // The Jenkins REST client of `repoadmin jobs`: basic auth with an API token, a crumb plus the
 // session cookie it is bound to when CSRF protection is on, folder paths, and each Jenkins failure
-// turned into one clear AppError naming the item (jobs.md, "Talking to Jenkins").
+// turned into one clear AppError naming the item (docs/jobs.md, "Talking to Jenkins").
 import ky, { type KyInstance } from 'ky';
 import { AppError, type ErrorCode } from '../../common/errors.js';
 import { itemPath, splitName } from './names.js';
@@ -71,7 +71,7 @@ export function createJenkinsClient(connection: JenkinsConnection): JenkinsClien
     throwHttpErrors: false,
     redirect: 'manual',
     headers: auth,
-    // Reads are retried on connection errors and 502/503/504 (cli.md, "Network"); writes are not.
+    // Reads are retried on connection errors and 502/503/504 (docs/jobs.md, "Talking to Jenkins"); writes are not.
     retry: { limit: 2, methods: ['get'], statusCodes: [502, 503, 504] },
   });
   let crumb: Promise<Crumb> | undefined;

@@ -1,11 +1,11 @@
-// The job definition file `<ci>-dsl-jobs.json` (seed-spec.md, "Job definition file"; jobs.md):
+// The job definition file `<ci>-dsl-jobs.json` (docs/jobs.md, "The file"):
 // its zod schema, the defaults and null semantics, and every error of a file at once with its path.
 import { z } from 'zod';
 import { AppError, type FieldError } from '../../common/errors.js';
 import { cronProblem } from './cron.js';
 import { jobNameProblem, nameProblem, parentFolders } from './names.js';
 
-/** Days and builds kept when a job has no `logRotator` at all (seed-spec.md). */
+/** Days and builds kept when a job has no `logRotator` at all (docs/jobs.md, "The file"). */
 export const DEFAULT_LOG_ROTATOR = { daysToKeep: 10, numToKeep: 5 } as const;
 
 const cron = z.string().refine((spec) => cronProblem(spec) === undefined, {

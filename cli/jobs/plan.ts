@@ -1,5 +1,5 @@
 // The planner: compares the file's jobs and views with what Jenkins holds and decides, item by
-// item, create / update / unchanged / delete / refuse (jobs.md, "Ownership and sync"). It reads
+// item, create / update / unchanged / delete / refuse (docs/jobs.md, "Ownership and sync"). It reads
 // the live configs (no local cache), so hand edits in Jenkins are seen.
 import type { JenkinsClient, LiveItem, LiveView } from './client.js';
 import type { Definitions, JobSpec } from './model.js';

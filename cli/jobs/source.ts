@@ -1,5 +1,5 @@
 // Ownership: the source id that names a definition file, and the marker every job and view we
-// write carries at the end of its description (jobs.md, "Ownership and sync").
+// write carries at the end of its description (docs/jobs.md, "Ownership and sync").
 import { execFile } from 'node:child_process';
 import { dirname, relative, resolve } from 'node:path';
 import { promisify } from 'node:util';

@@ -1,4 +1,4 @@
-// config.xml for pipeline and multibranch jobs, folders and list views, as mapped in jobs.md,
+// config.xml for pipeline and multibranch jobs, folders and list views, as mapped in docs/jobs.md,
 // built with xmlbuilder2 so that every value from the file is escaped. The element layout follows
 // the configs Jenkins itself writes for these classes (see test/jenkins/reference-samples.ts).
 import { create } from 'xmlbuilder2';
@@ -63,7 +63,7 @@ function pipelineXml(job: JobSpec, description: string): string {
   const definition = root.ele('definition', { class: 'org.jenkinsci.plugins.workflow.cps.CpsScmFlowDefinition' });
   const scm = definition.ele('scm', { class: 'hudson.plugins.git.GitSCM' });
   leaf(scm, 'configVersion', 2);
-  // No <name>: the remote stays `origin`, so GIT_BRANCH stays origin/<branch> (jobs.md).
+  // No <name>: the remote stays `origin`, so GIT_BRANCH stays origin/<branch> (docs/jobs.md).
   const remote = scm.ele('userRemoteConfigs').ele('hudson.plugins.git.UserRemoteConfig');
   leaf(remote, 'url', job.git.url);
   if (job.git.credentialsId) leaf(remote, 'credentialsId', job.git.credentialsId);
@@ -100,7 +100,7 @@ function multibranchXml(job: JobSpec, description: string): string {
   ownerOf(root.ele('folderViews', { class: 'jenkins.branch.MultiBranchProjectViewHolder' }), '../..');
   root.ele('healthMetrics');
   ownerOf(root.ele('icon', { class: 'jenkins.branch.MetadataActionFolderIcon' }), '../..');
-  // logRotator governs how long jobs of deleted branches stay (jobs.md); null keeps them. Pruning
+  // logRotator governs how long jobs of deleted branches stay (docs/jobs.md); null keeps them. Pruning
   // with neither limit would remove them all at once (DefaultOrphanedItemStrategy), so unlimited
   // days and count keep them too.
   const orphans = root.ele('orphanedItemStrategy', { class: 'com.cloudbees.hudson.plugins.folder.computed.DefaultOrphanedItemStrategy' });

@@ -6,7 +6,7 @@ export type Cell = string | number | boolean | null | undefined;
 
 /** What a command produced, for printReport to show in the form the run asks for. */
 export interface Report {
-  /** What --json prints: the API's answer, or the shape cli.md gives for the command. */
+  /** What --json prints: the API's answer, or the shape docs/cli.md gives for the command. */
   json: unknown;
   /** Rows: a table on a terminal, tab-separated text when piped. */
   table?: { head: string[]; rows: Cell[][] };

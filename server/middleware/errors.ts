@@ -61,7 +61,7 @@ export function errors(log: Logger): Middleware {
   };
 }
 
-/** Adds `valid: false` and `userId` to the error bodies of the user routes (api.md). */
+/** Adds `valid: false` and `userId` to the error bodies of the user routes (docs/api.md, "Errors"). */
 export function userResultOnError(): Middleware {
   return async (ctx, next) => {
     try {

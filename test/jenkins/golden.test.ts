@@ -1,5 +1,5 @@
 // Golden files: `jobs render` of the sample file gives the committed config.xml files; each is
-// well-formed, has the classes and element paths of jobs.md (checked with XPath), and has every
+// well-formed, has the classes and element paths of docs/jobs.md (checked with XPath), and has every
 // element of a real Jenkins config.xml of the same kind (reference-samples.ts).
 import { readdir, readFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
@@ -68,7 +68,7 @@ describe('jobs render golden files', () => {
     expect(run.stdout).toContain(await readFile(join(GOLDEN, 'deploy/config.xml'), 'utf8'));
   });
 
-  it('maps a pipeline job as jobs.md says', () => {
+  it('maps a pipeline job as docs/jobs.md says', () => {
     const f = 'team/nightly/config.xml';
     expect(text(f, '/flow-definition/description')).toBe(
       'Nightly build of main <with> "quotes" & ampersands\n<!-- managed by repoadmin; source: golden -->',
@@ -102,7 +102,7 @@ describe('jobs render golden files', () => {
     expect(count('deploy/config.xml', '//org.jenkinsci.plugins.workflow.job.properties.PipelineTriggersJobProperty')).toBe(0);
   });
 
-  it('maps a multibranch job as jobs.md says', () => {
+  it('maps a multibranch job as docs/jobs.md says', () => {
     const f = 'team/app-multibranch/config.xml';
     const root = '/org.jenkinsci.plugins.workflow.multibranch.WorkflowMultiBranchProject';
     const source = `${root}/sources/data/jenkins.branch.BranchSource/source[@class='jenkins.plugins.git.GitSCMSource']`;

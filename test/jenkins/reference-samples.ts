@@ -31,7 +31,7 @@ export const REFERENCE_SAMPLES: ReferenceSample[] = [
       '/flow-definition/disabled',
     ],
     leftOut: {
-      "definition[@class='org.jenkinsci.plugins.workflow.cps.CpsFlowDefinition']/script": 'an inline script; jobs.md maps pipelineScriptPath to CpsScmFlowDefinition',
+      "definition[@class='org.jenkinsci.plugins.workflow.cps.CpsFlowDefinition']/script": 'an inline script; docs/jobs.md maps pipelineScriptPath to CpsScmFlowDefinition',
     },
   },
   {
@@ -47,7 +47,7 @@ export const REFERENCE_SAMPLES: ReferenceSample[] = [
       `${SCM}/submoduleCfg`,
     ],
     leftOut: {
-      'userRemoteConfigs/hudson.plugins.git.UserRemoteConfig/name': 'the remote keeps the default name origin, so GIT_BRANCH stays origin/<branch> (jobs.md)',
+      'userRemoteConfigs/hudson.plugins.git.UserRemoteConfig/name': 'the remote keeps the default name origin, so GIT_BRANCH stays origin/<branch> (docs/jobs.md)',
       'userRemoteConfigs/hudson.plugins.git.UserRemoteConfig/refspec': 'the default refspec of origin',
       'disableSubmodules, clean, wipeOutWorkspace, gitTool, browser, ...': 'pre-2.0 git plugin fields, now extensions; Jenkins migrates them',
     },
@@ -111,7 +111,7 @@ export const REFERENCE_SAMPLES: ReferenceSample[] = [
       '/hudson.model.ListView/recurse',
     ],
     leftOut: {
-      'columns/org.jenkins.ci.plugins.column.console.LastBuildColumn': 'a plugin column outside the columns of jobs.md',
+      'columns/org.jenkins.ci.plugins.column.console.LastBuildColumn': 'a plugin column outside the columns of docs/jobs.md',
     },
   },
   {

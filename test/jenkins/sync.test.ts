@@ -334,7 +334,7 @@ describe('jobs apply and diff against Jenkins', () => {
     expect(jenkins.log.find((r) => r.path === '/crumbIssuer/api/json')?.status).toBe(404);
   });
 
-  it('maps Jenkins failures to the exit codes of cli.md', async () => {
+  it('maps Jenkins failures to the exit codes of docs/cli.md', async () => {
     const path = await file();
     const wrongToken = await repoadmin(['jobs', 'diff', path], { env: { ...jenkinsEnv(jenkins), JENKINS_API_TOKEN: 'wrong' } });
     expect(wrongToken.code).toBe(4);

@@ -29,7 +29,7 @@ const FILTER_INPUTS = ['projectName', 'branch', 'groupId', 'artifactId', 'versio
 const browserState = browserAvailability();
 const skip = !browserState.available && !browserState.required;
 
-/** The filter semantics of api.md: exact, `*` as a wildcard. */
+/** The filter semantics of docs/api.md, "Filters": exact, `*` as a wildcard. */
 function matches(value: string, filter: string): boolean {
   const pattern = filter.split('*').map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('.*');
   return new RegExp(`^${pattern}$`).test(value);

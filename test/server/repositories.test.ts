@@ -336,7 +336,7 @@ describe.each(dbKinds())('repositories on %s', (kind) => {
       expect(versionsOf(res)).toEqual(['0.2', '0.1', '3.0.0', '1.2.0-SNAPSHOT', '1.1.0', '1.0.0']);
     });
 
-    it('sorts the version fixture of api.md in exactly its order, equal versions by the default order', async () => {
+    it('sorts the version fixture of docs/api.md in exactly its order, equal versions by the default order', async () => {
       const fixture = [
         '1.0.0-alpha', '1.0.0-alpha.1', '1.0.0-beta', '1.0.0-beta.2', '1.0.0-beta.11', '1.0.0-M1', '1.0.0-rc.1',
         '1.0.0-RC2', '1.0.0-SNAPSHOT', '1.0.0', 'v1.0.0', '1.0', '1.0.1', '1.1', '1.2.0-SNAPSHOT', '1.2.0', '1.9.0',

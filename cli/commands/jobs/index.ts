@@ -1,4 +1,4 @@
-// `repoadmin jobs`: Jenkins jobs from a `<ci>-dsl-jobs.json` file (jobs.md).
+// `repoadmin jobs`: Jenkins jobs from a `<ci>-dsl-jobs.json` file (docs/jobs.md).
 import { Command } from 'commander';
 import type { Deps } from '../../deps.js';
 import { applyCommand } from './apply.js';

@@ -68,7 +68,7 @@ export async function jenkinsConnection(flags: JenkinsFlags, deps: Pick<Deps, 'e
   return { url, user, token };
 }
 
-/** The root's --json and --quiet (cli.md global options). */
+/** The root's --json and --quiet (docs/cli.md global options). */
 export function outputFlags(command: Command): Required<OutputFlags> {
   const all = command.optsWithGlobals() as OutputFlags;
   return { json: Boolean(all.json), quiet: Boolean(all.quiet) };
