@@ -45,7 +45,9 @@ const commonFields = {
       error: (issue) => `invalid view name: ${nameProblem(String(issue.input))}`,
     })
     .optional(),
-  pipelineScriptPath: z.string().min(1),
+  // Trimmed here: CpsScmFlowDefinition's constructor trims scriptPath, but a config.xml read by
+  // XStream bypasses the constructor, so Jenkins would look for the file with the spaces.
+  pipelineScriptPath: z.string().trim().min(1),
   git: gitSchema,
   logRotator: logRotatorSchema.optional(),
 };

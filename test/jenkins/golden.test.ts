@@ -71,7 +71,7 @@ describe('jobs render golden files', () => {
   it('maps a pipeline job as jobs.md says', () => {
     const f = 'team/nightly/config.xml';
     expect(text(f, '/flow-definition/description')).toBe(
-      'Nightly build of main <with> "quotes" & ampersands\n<!-- managed by repoadmin; source: golden -->',
+      'Nightly build of main <with> "quotes" & ampersands\n<!-- managed by repoadmin; source: golden; trigger token sha256: ae520436fa9a0a22 -->',
     );
     const definition = "/flow-definition/definition[@class='org.jenkinsci.plugins.workflow.cps.CpsScmFlowDefinition']";
     expect(text(f, `${definition}/scriptPath`)).toBe('ci/nightly.Jenkinsfile');
