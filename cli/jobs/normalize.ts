@@ -1,8 +1,9 @@
 // Normalises config.xml so that the generated and the live config compare equal when Jenkins
 // would treat them alike: no plugin="..." attributes, no insignificant whitespace, no empty
 // elements (XStream writes an empty collection for what we leave out), and a fixed order of the
-// children of the containers whose order Jenkins does not keep. Also masks secrets for display:
-// credential ids, tokens, and user info in repository addresses.
+// children of the containers whose order Jenkins does not keep, and fields that current Jenkins
+// writes out at their default value. Also masks secrets for display: credential ids, tokens, and
+// user info in repository addresses, and takes an encrypted trigger token for the one we wrote.
 import { createHash } from 'node:crypto';
 import { create } from 'xmlbuilder2';
 import type { XMLBuilder } from 'xmlbuilder2/lib/interfaces.js';
