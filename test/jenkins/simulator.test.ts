@@ -194,7 +194,7 @@ describe('Jenkins simulator', () => {
       `<?xml version="1.0" encoding="${encoding}"?><flow-definition><description>${description}</description></flow-definition>`;
     const text = 'Größe – 日本語 ✓';
     const send = (path: string, body: string | Buffer, contentType: string) =>
-      fetch(`${jenkins.url}${path}`, { method: 'POST', headers: { 'content-type': contentType }, body });
+      fetch(`${jenkins.url}${path}`, { method: 'POST', headers: { 'content-type': contentType }, body: typeof body === 'string' ? body : new Blob([new Uint8Array(body)]) });
     expect((await send('/createItem?name=a', job(text), 'application/xml')).status).toBe(200);
     expect(jenkins.item('a')?.xml).toContain(`<description>${text}</description>`);
 
