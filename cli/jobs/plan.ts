@@ -4,7 +4,7 @@
 import type { JenkinsClient, LiveItem, LiveView } from './client.js';
 import type { Definitions, JobSpec } from './model.js';
 import { parentFolders } from './names.js';
-import { sameConfig, withKnownToken } from './normalize.js';
+import { compareConfig } from './compare.js';
 import { mapLimit } from './pool.js';
 import { markerSource, withMarker } from './source.js';
 import { CLASS, folderXml, jobXml, listViewXml } from './xml.js';
@@ -20,8 +20,8 @@ export interface PlanItem {
   reason?: string;
   /** The config to send (create, update, replace). */
   xml?: string;
-  /** The live config (update), for the diff. */
-  live?: string;
+  /** Update: the unified diff of the live config against the file's, secrets masked. */
+  diff?: string;
 }
 
 export interface Plan {
@@ -127,8 +127,8 @@ async function planJob(job: JobSpec, item: LiveItem | undefined, context: JobCon
     }
     return { ...base, action: 'replace', reason: `replaces a ${shortClass(item.className)}; its build history is lost` };
   }
-  const liveXml = withKnownToken(await context.client.getJobConfig(job.name), xml);
-  return sameConfig(liveXml, xml) ? { ...base, action: 'unchanged' } : { ...base, action: 'update', live: liveXml };
+  const comparison = compareConfig(`job ${job.name}`, await context.client.getJobConfig(job.name), xml);
+  return comparison.equal ? { ...base, action: 'unchanged' } : { ...base, action: 'update', diff: comparison.diff };
 }
 
 interface ViewContext extends PlanOptions {
@@ -156,8 +156,8 @@ async function planViews(
     if (view.className !== CLASS.listView) {
       return { kind: 'view', name, action: 'refuse', xml, reason: `it is a ${shortClass(view.className)}, not a list view` };
     }
-    const liveXml = await context.client.getViewConfig(name);
-    return sameConfig(liveXml, xml) ? { kind: 'view', name, action: 'unchanged', xml } : { kind: 'view', name, action: 'update', xml, live: liveXml };
+    const comparison = compareConfig(`view ${name}`, await context.client.getViewConfig(name), xml);
+    return comparison.equal ? { kind: 'view', name, action: 'unchanged', xml } : { kind: 'view', name, action: 'update', xml, diff: comparison.diff };
   });
   // Our views that no job of the file names any more are empty: they go (views we never made
   // stay). One whose jobs were all refused is left as it is.
