@@ -449,8 +449,10 @@ async function readBody(req: IncomingMessage): Promise<Buffer> {
 
 /**
  * A body read as text (`req.getReader()`): in the charset of its Content-Type, else ISO-8859-1,
- * the default of the Servlet specification that Jetty applies (Request.getCharacterEncoding);
- * Jenkins forces UTF-8 only for form submissions, not for XML. The XML declaration is not read.
+ * the default of the Servlet specification that Jetty applies (Request.getCharacterEncoding).
+ * Jenkins' hudson.util.CharacterEncodingFilter sets UTF-8 on POSTs without a charset but skips
+ * `application/xml` and `text/xml` ones, so config.xml updates keep the default. The XML
+ * declaration is not read.
  */
 function requestText(req: IncomingMessage, body: Buffer): string {
   const charset = /;\s*charset="?([^";\s]+)/i.exec(String(req.headers['content-type'] ?? ''))?.[1];
