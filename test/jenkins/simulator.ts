@@ -91,6 +91,7 @@ const PLUGIN_OF: Record<string, string> = {
   'com.cloudbees.hudson.plugins.folder.computed.DefaultOrphanedItemStrategy': 'cloudbees-folder@6.901.vb_4c7a_da_75da_3',
   'com.cloudbees.hudson.plugins.folder.Folder': 'cloudbees-folder@6.901.vb_4c7a_da_75da_3',
   'com.cloudbees.hudson.plugins.folder.icons.StockFolderIcon': 'cloudbees-folder@6.901.vb_4c7a_da_75da_3',
+  'com.cloudbees.hudson.plugins.folder.health.WorstChildHealthMetric': 'cloudbees-folder@6.901.vb_4c7a_da_75da_3',
 };
 
 export class JenkinsSimulator {
