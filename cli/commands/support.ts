@@ -13,7 +13,7 @@ export function attach(parent: Command, child: Command): Command {
   return child;
 }
 
-/** The action of a command: parse, run, print. */
+/** The action of a command: parse, run, print; then the outcome of a report that is not a success. */
 export function action<Flags, Options>(
   deps: Deps,
   parse: (flags: Flags, args: string[]) => Options,
@@ -23,7 +23,9 @@ export function action<Flags, Options>(
     const command = args[args.length - 1] as Command;
     const flags = command.opts() as Flags;
     const operands = command.args;
-    await printReport(await run(parse(flags, operands), deps), deps);
+    const report = await run(parse(flags, operands), deps);
+    await printReport(report, deps);
+    if (report.failure) throw report.failure;
   };
 }
 

@@ -3,6 +3,7 @@
 // the configs Jenkins itself writes for these classes (see test/jenkins/reference-samples.ts).
 import { create } from 'xmlbuilder2';
 import type { XMLBuilder } from 'xmlbuilder2/lib/interfaces.js';
+import { branchSpec, lightweightCheckout } from './branch.js';
 import type { JobSpec, LogRotator } from './model.js';
 
 export const CLASS = {
@@ -67,12 +68,13 @@ function pipelineXml(job: JobSpec, description: string): string {
   const remote = scm.ele('userRemoteConfigs').ele('hudson.plugins.git.UserRemoteConfig');
   leaf(remote, 'url', job.git.url);
   if (job.git.credentialsId) leaf(remote, 'credentialsId', job.git.credentialsId);
-  leaf(scm.ele('branches').ele('hudson.plugins.git.BranchSpec'), 'name', job.branch ? `*/${job.branch}` : '**');
+  const branch = branchSpec(job.branch);
+  leaf(scm.ele('branches').ele('hudson.plugins.git.BranchSpec'), 'name', branch);
   leaf(scm, 'doGenerateSubmoduleConfigurations', false);
   scm.ele('submoduleCfg', { class: 'empty-list' });
   scm.ele('extensions');
   leaf(definition, 'scriptPath', job.scriptPath);
-  leaf(definition, 'lightweight', true);
+  leaf(definition, 'lightweight', lightweightCheckout(branch, job.git.trigger !== undefined));
   root.ele('triggers');
   if (job.authToken) leaf(root, 'authToken', job.authToken);
   leaf(root, 'disabled', false);
@@ -88,6 +90,16 @@ function buildDiscarder(properties: XMLBuilder, rotator: LogRotator): void {
   leaf(strategy, 'artifactNumToKeep', -1);
 }
 
+/**
+ * The health metric a folder made in the UI gets (cloudbees-folder, WorstChildHealthMetric
+ * .DescriptorImpl.createDefault: recursive, written as `nonRecursive` false). An empty
+ * `<healthMetrics/>` is read as "no metrics", and the weather column of a view stays blank.
+ */
+function healthMetrics(root: XMLBuilder): void {
+  const metric = root.ele('healthMetrics').ele('com.cloudbees.hudson.plugins.folder.health.WorstChildHealthMetric');
+  leaf(metric, 'nonRecursive', false);
+}
+
 function ownerOf(parent: XMLBuilder, reference: string): void {
   parent.ele('owner', { class: MULTIBRANCH, reference });
 }
@@ -98,7 +110,7 @@ function multibranchXml(job: JobSpec, description: string): string {
   leaf(root, 'description', description);
   root.ele('properties');
   ownerOf(root.ele('folderViews', { class: 'jenkins.branch.MultiBranchProjectViewHolder' }), '../..');
-  root.ele('healthMetrics');
+  healthMetrics(root);
   ownerOf(root.ele('icon', { class: 'jenkins.branch.MetadataActionFolderIcon' }), '../..');
   // logRotator governs how long jobs of deleted branches stay (docs/jobs.md); null keeps them. Pruning
   // with neither limit would remove them all at once (DefaultOrphanedItemStrategy), so unlimited
@@ -134,7 +146,7 @@ export function folderXml(): string {
   root.ele('actions');
   root.ele('description');
   root.ele('properties');
-  root.ele('healthMetrics');
+  healthMetrics(root);
   root.ele('icon', { class: 'com.cloudbees.hudson.plugins.folder.icons.StockFolderIcon' });
   return serialize(root);
 }

@@ -115,6 +115,32 @@ export const REFERENCE_SAMPLES: ReferenceSample[] = [
     },
   },
   {
+    source:
+      'jenkinsci/branch-api-plugin src/test/resources/integration/UpdatingFromXmlTest/config.xml @de3ba79472821ae9e45ee5106c807166f05b1cf6',
+    golden: 'team/app-multibranch/config.xml',
+    elements: [
+      `${MB}/healthMetrics/com.cloudbees.hudson.plugins.folder.health.WorstChildHealthMetric`,
+      `${MB}/healthMetrics/com.cloudbees.hudson.plugins.folder.health.WorstChildHealthMetric/nonRecursive`,
+      `${MB}/icon[@class='jenkins.branch.MetadataActionFolderIcon']`,
+      `${MB}/disabled`,
+    ],
+    leftOut: {
+      "sources/data/jenkins.branch.BranchSource/source[@class='jenkins.scm.impl.mock.MockSCMSource']": 'a test SCM; ours is GitSCMSource',
+    },
+  },
+  {
+    source:
+      'jenkinsci/cloudbees-folder-plugin src/test/resources/com/cloudbees/hudson/plugins/folder/views/DefaultFolderViewHolderTest/oldData/jobs/d/config.xml @dd19bff08faba7f49c8da9deea7680f731520dea',
+    golden: 'team/config.xml',
+    elements: [
+      '/com.cloudbees.hudson.plugins.folder.Folder/healthMetrics/com.cloudbees.hudson.plugins.folder.health.WorstChildHealthMetric/nonRecursive',
+      "/com.cloudbees.hudson.plugins.folder.Folder/icon[@class='com.cloudbees.hudson.plugins.folder.icons.StockFolderIcon']",
+    ],
+    leftOut: {
+      folderViews: 'the default All view, which Jenkins makes for a folder created without one',
+    },
+  },
+  {
     source: 'jenkinsci/job-dsl-plugin job-dsl-core/src/main/resources/javaposse/jobdsl/dsl/Folder-template.xml @70a20a1244a74ad1d27b81b76c2ae49006912c4a',
     golden: 'team/config.xml',
     elements: [
