@@ -25,7 +25,7 @@ async function tables(db: Db, kind: DbKind): Promise<string[]> {
     "select tablename as name from pg_tables where schemaname = 'public' order by tablename",
     'select table_name as name from information_schema.tables where table_schema = database() order by table_name',
   );
-  return all.filter((t) => !t.startsWith('knex_'));
+  return all.filter((t) => !t.startsWith('knex_')).sort();
 }
 
 function versionIndexes(db: Db, kind: DbKind): Promise<string[]> {
