@@ -23,6 +23,12 @@ describe('loadConfig', () => {
     expect(loadConfig([], { REPO_MAN_DB_JDBC: 'mysql', REPO_MAN_DB_DRIVER_PATH: '/opt/drivers' }).db.driverPath).toBe('/opt/drivers');
   });
 
+  it('reads REPO_MAN_DB_PASS set but empty as no password, and unset as the default', () => {
+    expect(loadConfig([], { REPO_MAN_DB_PASS: '' }).db.password).toBe('');
+    expect(loadConfig([], {}).db.password).toBe('repoadmin');
+    expect(loadConfig(['--repoadmin_db_password', 'given'], { REPO_MAN_DB_PASS: '' }).db.password).toBe('given');
+  });
+
   it.each([
     [['--port='], /--port needs a value/],
     [['--port'], /--port needs a value/],

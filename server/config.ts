@@ -169,7 +169,8 @@ export function loadConfig(args: string[], env: NodeJS.ProcessEnv): ServerConfig
       host: str('dbHost', 'localhost'),
       port: int('dbPort', DEFAULT_PORTS[kind], 1, 65535),
       user: str('dbUser', 'repoadmin'),
-      password: str('dbPassword', 'repoadmin'),
+      // REPO_MAN_DB_PASS set but empty: no password (MariaDB's root on a development machine).
+      password: str('dbPassword', env.REPO_MAN_DB_PASS === '' ? '' : 'repoadmin'),
       database: str('dbDatabase', 'repoadmin'),
       dataDir: str('dataDir', path.join(dataHome, 'repoadmin')),
     },
