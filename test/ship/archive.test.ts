@@ -220,49 +220,56 @@ describe('the archive', () => {
     ]);
   });
 
-  it.runIf(mysqlAvailable())('runs on MariaDB with mysql2 from the driver folder', async () => {
+  it.runIf(mysqlAvailable())('runs on MariaDB with mysql2 from the driver folder, or from the working directory', async () => {
     // The folder as `npm install mysql2` leaves it, its package linked from this checkout's modules.
     const drivers = path.join(tmp, 'drivers');
     mkdirSync(path.join(drivers, 'node_modules'), { recursive: true });
     symlinkSync(path.join(ROOT, 'node_modules', 'mysql2'), path.join(drivers, 'node_modules', 'mysql2'));
     const database = await createTestDatabase('mysql');
-    const child = spawn(binary, ['server', '--port', '0', '--repoadmin_db_driver_path', drivers, '--repoadmin_db_driver', 'mysql2'], {
-      cwd: tmp,
-      env: {
-        ...cleanEnv,
-        REPO_MAN_DB_JDBC: 'mariadb',
-        REPO_MAN_DB_HOST: database.settings.host,
-        REPO_MAN_DB_PORT: String(database.settings.port),
-        REPO_MAN_DB_USER: database.settings.user,
-        REPO_MAN_DB_PASS: database.settings.password,
-        REPO_MAN_DB_DATABASE: database.settings.database,
-        REPO_MAN_ADMIN_PASSWORD: ADMIN_PASSWORD,
-        REPO_MAN_BCRYPT_COST: '4',
-      },
-    });
-    let stderr = '';
-    child.stderr.on('data', (d) => (stderr += d));
-    child.stdout.resume();
-    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
-    try {
-      const started = Date.now();
-      while (!/listening on http:\/\/localhost:(\d+)/.test(stderr) && child.exitCode === null && Date.now() - started < 45_000) {
-        await new Promise((resolve) => setTimeout(resolve, 50));
+    const env = {
+      ...cleanEnv,
+      REPO_MAN_DB_JDBC: 'mariadb',
+      REPO_MAN_DB_HOST: database.settings.host,
+      REPO_MAN_DB_PORT: String(database.settings.port),
+      REPO_MAN_DB_USER: database.settings.user,
+      REPO_MAN_DB_PASS: database.settings.password,
+      REPO_MAN_DB_DATABASE: database.settings.database,
+      REPO_MAN_ADMIN_PASSWORD: ADMIN_PASSWORD,
+      REPO_MAN_BCRYPT_COST: '4',
+    };
+    /** Starts the installed server, logs in, stops it; returns its "database:" line. */
+    async function startAndLogIn(args: string[], cwd: string): Promise<string> {
+      const child = spawn(binary, ['server', '--port', '0', ...args], { cwd, env });
+      let stderr = '';
+      child.stderr.on('data', (d) => (stderr += d));
+      child.stdout.resume();
+      const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+      try {
+        const started = Date.now();
+        while (!/listening on http:\/\/localhost:\d+/.test(stderr) && child.exitCode === null && Date.now() - started < 45_000) {
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+        const listening = /listening on http:\/\/localhost:(\d+), database: (.*)/.exec(stderr);
+        expect(listening, stderr).not.toBeNull();
+        const login = await fetch(`http://127.0.0.1:${listening![1]}/v1/authentication/generate-token`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+          body: JSON.stringify({ username: 'admin', password: ADMIN_PASSWORD }),
+        });
+        expect(login.status).toBe(200);
+        child.kill('SIGTERM');
+        expect(await exited).toBe(0);
+        return listening![2]!;
+      } finally {
+        if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
       }
-      const port = /listening on http:\/\/localhost:(\d+), database: (.*)/.exec(stderr);
-      expect(port, stderr).not.toBeNull();
-      expect(port![2]).toMatch(new RegExp(`^(MariaDB|MySQL) [\\d.]+ database ${database.settings.database} on `));
-      const login = await fetch(`http://127.0.0.1:${port![1]}/v1/authentication/generate-token`, {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify({ username: 'admin', password: ADMIN_PASSWORD }),
-      });
-      expect(login.status).toBe(200);
-      child.kill('SIGTERM');
-      expect(await exited).toBe(0);
+    }
+    try {
+      const described = new RegExp(`^(MariaDB|MySQL) [\\d.]+ database ${database.settings.database} on `);
+      expect(await startAndLogIn(['--repoadmin_db_driver_path', drivers, '--repoadmin_db_driver', 'mysql2'], tmp)).toMatch(described);
+      expect(await startAndLogIn([], drivers)).toMatch(described);
     } finally {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
       await database.drop();
     }
-  }, 60_000);
+  }, 90_000);
 });
