@@ -17,8 +17,12 @@ const ER_LOCK_DEADLOCK = 1213;
 const ER_LOCK_WAIT_TIMEOUT = 1205;
 /** MariaDB 11.6+ with innodb_snapshot_isolation: "Record has changed since last read". */
 const ER_CHECKREAD = 1020;
-/** Too many connections, access denied (1044, 1045), no database (1046, 1049), shutdown, killed. */
-const UNAVAILABLE_ERRNOS = new Set([1040, 1044, 1045, 1046, 1049, 1053, 1077, 1152, 1927, 2002, 2003, 2006, 2013, 4031]);
+/**
+ * Too many connections, access denied (1044, 1045), no database (1046, 1049), shutdown, killed,
+ * gone away, and a statement stopped by its time limit (MariaDB's max_statement_time 1969, MySQL's
+ * max_execution_time 3024): the database is not answering in time.
+ */
+const UNAVAILABLE_ERRNOS = new Set([1040, 1044, 1045, 1046, 1049, 1053, 1077, 1152, 1927, 1969, 2002, 2003, 2006, 2013, 3024, 4031]);
 /** mysql2's own codes for sockets and protocol states that mean the connection is gone. */
 const UNAVAILABLE_CODES = new Set([
   'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH',
