@@ -85,7 +85,7 @@ async function onMysqlServer(work: (conn: Knex) => Promise<unknown>): Promise<vo
 
 /** Ends the sessions on the database, then drops it: what `drop database ... with (force)` does on PostgreSQL. */
 async function dropMysqlDatabase(conn: Knex, name: string): Promise<void> {
-  const [sessions] = await conn.raw('select id from information_schema.processlist where db = ? and id <> connection_id()', [name]);
+  const [sessions] = await conn.raw('select id as id from information_schema.processlist where db = ? and id <> connection_id()', [name]);
   for (const { id } of sessions as { id: number }[]) await conn.raw(`kill connection ${Number(id)}`).catch(() => {});
   await conn.raw(`drop database if exists ${name}`);
 }
