@@ -29,7 +29,9 @@ async function upMysql(knex: Knex): Promise<void> {
       key_hash binary(32) as (${keyHash()}) stored,
       constraint version_counts_key unique (key_hash)
     ) character set utf8mb4 collate ${collation}`);
-  await knex.raw('create index version_counts_branch on version_counts (branch)');
+  // With the counts in the index, a branch's total is read from the index alone: MariaDB otherwise
+  // scans the whole table for a branch that holds a fifth of it.
+  await knex.raw('create index version_counts_branch on version_counts (branch, records)');
   await knex.raw('create index version_counts_group_artifact on version_counts (group_id, artifact_id)');
   await knex.raw(
     `insert into version_counts (${KEY.join(', ')}, records)
