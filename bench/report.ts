@@ -5,7 +5,7 @@ import type { Measurement } from './load.js';
 import type { ScenarioId } from './scenarios.js';
 import type { SeedTiming } from './seed.js';
 
-export type DatabaseName = 'PostgreSQL' | 'PGlite';
+export type DatabaseName = 'PostgreSQL' | 'PGlite' | 'MariaDB';
 
 export interface Row {
   database: DatabaseName;
@@ -151,7 +151,7 @@ export function markdown(report: Report, options: { plans: boolean } = { plans: 
   }
   out.push('');
 
-  out.push('## Seeding and memory', '', '| database | records | insert s | indexes s | VACUUM ANALYZE s | total s | server RSS at rest | peak under load | after load |', '|---|--:|--:|--:|--:|--:|--:|--:|--:|');
+  out.push('## Seeding and memory', '', '| database | records | insert s | indexes s | VACUUM ANALYZE (MariaDB: ANALYZE TABLE) s | total s | server RSS at rest | peak under load | after load |', '|---|--:|--:|--:|--:|--:|--:|--:|--:|');
   for (const run of report.runs) {
     const s = run.seed;
     const mb = (bytes: number) => `${Math.round(bytes / MB)} MB`;

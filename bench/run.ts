@@ -1,4 +1,4 @@
-// `npm run bench`: seeds PostgreSQL (and PGlite) with a registry's worth of records, loads the real
+// `npm run bench`: seeds PostgreSQL (and PGlite, and MariaDB) with a registry's worth of records, loads the real
 // server beside the database-only and HTTP-only limits, checks the query plans and writes
 // bench/results/<date>.md. Not part of `npm test`.
 import { execFileSync } from 'node:child_process';
@@ -15,18 +15,19 @@ import pg from 'pg';
 import type { ServerConfig } from '../server/config.js';
 import { MEMORY, migrateLatest, openDatabase } from '../server/db/connect.js';
 import { KEYS } from './dataset.js';
-import { explainScenarios } from './explain.js';
+import { explainMysqlScenarios, explainScenarios } from './explain.js';
 import { type HttpRequest, type LoadOptions, type Measurement, loadHttp, loadLoop } from './load.js';
 import { type Child, FLOOR_PATH, killChildren, startFloor, startServer } from './processes.js';
 import { type DatabaseRun, type Report, type Row, markdown, problems } from './report.js';
 import { type DirectDatabase, type Scenario, type ScenarioId, closeBuilder, scenarios } from './scenarios.js';
-import { seedVersions } from './seed.js';
+import { type MysqlSql, seedVersions, seedVersionsMysql } from './seed.js';
 
 const require = createRequire(import.meta.url);
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const RESULTS_DIR = fileURLToPath(new URL('results/', import.meta.url));
 const DEFAULT_RECORDS = 1_000_000;
 const PGLITE_RECORDS = 100_000;
+const MYSQL_RECORDS = 100_000;
 const ADMIN_PASSWORD = `bench-${randomBytes(9).toString('base64url')}`;
 /** Scenarios repeated on PGlite: the searches and publishing. */
 const PGLITE_SCENARIOS: ScenarioId[] = ['search-group', 'search-branch', 'publish'];
@@ -39,6 +40,9 @@ interface Options {
   connections: number[];
   only?: ScenarioId[];
   pglite: boolean;
+  mysqlRecords: number;
+  /** MariaDB/MySQL server; undefined with --no-mysql. */
+  mysqlUrl?: string;
   cpuProfileDir?: string;
 }
 
@@ -46,13 +50,16 @@ const USAGE = `npm run bench -- [options]
   --records N          records seeded into PostgreSQL (default ${DEFAULT_RECORDS.toLocaleString('en')}, at least ${KEYS.toLocaleString('en')})
   --pglite-records N   records seeded into PGlite (default ${PGLITE_RECORDS.toLocaleString('en')})
   --no-pglite          skip the PGlite runs
+  --mysql-records N    records seeded into MariaDB/MySQL (default ${MYSQL_RECORDS.toLocaleString('en')})
+  --no-mysql           skip the MariaDB/MySQL runs
   --seconds S          seconds per measurement (default 10)
   --warmup S           warm-up seconds before each (default 2)
   --connections LIST   concurrencies (default 1,16)
   --only LIST          scenarios: search-group, latest, search-branch, publish
   --cpu-prof DIR       write CPU profiles of the server processes into DIR
 PostgreSQL: REPOADMIN_BENCH_PG_URL (default postgres://postgres@127.0.0.1:5432/postgres); the benchmark
-creates its own database there and drops it at the end.`;
+creates its own database there and drops it at the end. MariaDB/MySQL: REPOADMIN_BENCH_MYSQL_URL (default
+mysql://root@127.0.0.1:3306/test), the same way; the server loads mysql2 from this checkout.`;
 
 function parseOptions(argv: string[]): Options {
   const { values } = parseArgs({
@@ -61,6 +68,8 @@ function parseOptions(argv: string[]): Options {
       records: { type: 'string' },
       'pglite-records': { type: 'string' },
       'no-pglite': { type: 'boolean' },
+      'mysql-records': { type: 'string' },
+      'no-mysql': { type: 'boolean' },
       seconds: { type: 'string' },
       warmup: { type: 'string' },
       connections: { type: 'string' },
@@ -91,6 +100,8 @@ function parseOptions(argv: string[]): Options {
     connections: (values.connections ?? '1,16').split(',').map((c) => Math.floor(count('connections', c, 1, 1))),
     only,
     pglite: !values['no-pglite'],
+    mysqlRecords: Math.floor(count('mysql-records', values['mysql-records'], MYSQL_RECORDS, KEYS)),
+    mysqlUrl: values['no-mysql'] ? undefined : process.env.REPOADMIN_BENCH_MYSQL_URL || 'mysql://root@127.0.0.1:3306/test',
     cpuProfileDir: values['cpu-prof'] ? path.resolve(values['cpu-prof']) : undefined,
   };
 }
@@ -335,6 +346,70 @@ async function runPglite(options: Options, list: Scenario[], floor: ReturnType<t
   return { run, rows: await rows('PGlite', list, measured, floor, options) };
 }
 
+async function runMysql(url: URL, options: Options, list: Scenario[], floor: ReturnType<typeof floorMeasurer>) {
+  const mysql = require('mysql2/promise') as {
+    createPool(o: Record<string, unknown>): MysqlSql & { end(): Promise<void> };
+  };
+  const name = `repoadmin_bench_${randomBytes(5).toString('hex')}`;
+  const server = { host: url.hostname, port: Number(url.port || 3306), user: decodeURIComponent(url.username || 'root'), password: decodeURIComponent(url.password) };
+  const admin = mysql.createPool({ ...server, connectionLimit: 1 });
+  try {
+    await admin.query(`create database ${name} character set utf8mb4`);
+  } finally {
+    await admin.end();
+  }
+  cleanups.push(async () => {
+    const client = mysql.createPool({ ...server, connectionLimit: 1 });
+    try {
+      await client.query(`drop database if exists ${name}`);
+      progress(`dropped database ${name}`);
+    } finally {
+      await client.end();
+    }
+  });
+  const settings: ServerConfig['db'] = { kind: 'mysql', driver: 'mysql2', ...server, database: name, dataDir: MEMORY };
+  const opened = await openDatabase(settings);
+  cleanups.push(() => opened.close());
+  const database = opened.description.split(' database ')[0]!;
+  progress(`${database}: database ${name}, seeding ${options.mysqlRecords.toLocaleString('en')} records`);
+  await migrateLatest(opened.db);
+  // The server's own connection settings: UTC, no FOUND_ROWS, utf8mb4.
+  const pool = mysql.createPool({
+    ...server,
+    database: name,
+    connectionLimit: (opened.db.client.config as Knex.Config).pool?.max ?? 10,
+    charset: 'utf8mb4',
+    timezone: 'Z',
+    flags: '-FOUND_ROWS',
+  });
+  cleanups.push(() => pool.end());
+  const seed = await seedVersionsMysql(pool, options.mysqlRecords, progress);
+  progress(`${database}: seeded in ${seed.totalSeconds.toFixed(1)} s`);
+  const plans = await explainMysqlScenarios(pool, list, database.startsWith('MariaDB'));
+  for (const plan of plans) progress(`ANALYZE ${plan.scenario} (${plan.label})${plan.seqScan ? ': FULL SCAN' : ''}\n${plan.text}`);
+
+  const child = await startServer({
+    env: {
+      REPO_MAN_DB_JDBC: 'mariadb',
+      REPO_MAN_DB_HOST: settings.host,
+      REPO_MAN_DB_PORT: String(settings.port),
+      REPO_MAN_DB_USER: settings.user,
+      REPO_MAN_DB_PASS: settings.password,
+      REPO_MAN_DB_DATABASE: name,
+      REPO_MAN_ADMIN_PASSWORD: ADMIN_PASSWORD,
+    },
+    cpuProfileDir: options.cpuProfileDir,
+  });
+  cleanups.push(() => child.stop());
+  progress(`${database}: server pid ${child.pid} at ${child.url}`);
+  const token = await login(child);
+  const direct: DirectDatabase = { query: (sql, b) => pool.query(sql, [...b]), knex: opened.db };
+  const measured = await measure({ database: 'MariaDB', scenarios: list, server: child, token, direct }, options);
+  await child.stop();
+  const run: DatabaseRun = { database: 'MariaDB', records: options.mysqlRecords, seed, plans, memory: measured.memory };
+  return { run, rows: await rows('MariaDB', list, measured, floor, options), version: database };
+}
+
 function pgliteVersion(): string {
   const file = path.join(ROOT, 'node_modules', '@electric-sql', 'pglite', 'package.json');
   return (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version;
@@ -374,12 +449,19 @@ async function main(): Promise<number> {
     report.runs.push(lite.run);
     report.rows.push(...lite.rows);
   }
+  let mysqlVersion = '';
+  if (options.mysqlUrl) {
+    const mysql = await runMysql(new URL(options.mysqlUrl), options, scenarios('mysql').filter((s) => !options.only || options.only.includes(s.id)), floor);
+    report.runs.push(mysql.run);
+    report.rows.push(...mysql.rows);
+    mysqlVersion = `, ${mysql.version}`;
+  }
   const cpus = os.cpus();
   report.environment = [
-    `commit ${commit()}, Node ${process.version}, PostgreSQL ${postgres.version}, PGlite ${pgliteVersion()}`,
+    `commit ${commit()}, Node ${process.version}, PostgreSQL ${postgres.version}, PGlite ${pgliteVersion()}${mysqlVersion}`,
     `${cpus.length} × ${cpus[0]?.model ?? 'CPU'}, ${Math.round(os.totalmem() / 1024 ** 3)} GiB memory, ${os.platform()} ${os.release()}`,
     `options: ${options.records.toLocaleString('en')} records in PostgreSQL, ${options.pglite ? `${options.pgliteRecords.toLocaleString('en')} in PGlite` : 'no PGlite'}, ` +
-      `${options.load.seconds} s per measurement after ${options.load.warmupSeconds} s warm-up, concurrency ${options.connections.join(' and ')}`,
+      `${options.mysqlUrl ? `${options.mysqlRecords.toLocaleString('en')} in MariaDB, ` : ''}${options.load.seconds} s per measurement after ${options.load.warmupSeconds} s warm-up, concurrency ${options.connections.join(' and ')}`,
     `total time ${Math.round((Date.now() - started) / 1000)} s`,
   ];
 

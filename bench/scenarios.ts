@@ -16,8 +16,17 @@ import { publish } from '../server/services/versions.js';
 import { ARTIFACTS, keyOf, publishedRecord } from './dataset.js';
 import type { HttpRequest } from './load.js';
 
-/** Builds SQL only; never connects. */
-const builder = knexFactory({ client: 'pg' });
+/** Build SQL only; never connect. MariaDB/MySQL's is made when first asked for. */
+const pgBuilder = knexFactory({ client: 'pg' });
+let mysqlBuilder: Knex | undefined;
+
+export type SqlDialect = 'postgres' | 'mysql';
+
+function builderFor(dialect: SqlDialect): Knex {
+  if (dialect === 'postgres') return pgBuilder;
+  mysqlBuilder ??= knexFactory({ client: 'mysql2' });
+  return mysqlBuilder;
+}
 
 export interface Statement {
   label: string;
@@ -54,7 +63,7 @@ function native(label: string, query: Knex.QueryBuilder): Statement {
   return { label, sql, bindings };
 }
 
-function searchScenario(id: ScenarioId, name: string, body: Record<string, unknown>, queryString: string): Scenario {
+function searchScenario(builder: Knex, id: ScenarioId, name: string, body: Record<string, unknown>, queryString: string): Scenario {
   const filters = searchFilters(SearchRequest.parse(body));
   const page = paging(SearchQuery.parse(Object.fromEntries(new URLSearchParams(queryString))));
   const statements = [native('page', pageQuery(builder, filters, page)), native('count', countQuery(builder, filters))];
@@ -72,7 +81,7 @@ function searchScenario(id: ScenarioId, name: string, body: Record<string, unkno
   };
 }
 
-function latestScenario(): Scenario {
+function latestScenario(builder: Knex): Scenario {
   const key = { groupId: TARGET.groupId, artifactId: TARGET.artifactId, branch: TARGET.branch };
   const statement = native('latest', latestQuery(builder, LatestQuery.parse(key)));
   return {
@@ -103,20 +112,24 @@ function publishScenario(): Scenario {
   };
 }
 
-export function scenarios(): Scenario[] {
+/** The scenarios, their SQL written for this dialect. */
+export function scenarios(dialect: SqlDialect = 'postgres'): Scenario[] {
+  const builder = builderFor(dialect);
   return [
     searchScenario(
+      builder,
       'search-group',
       'search group+artifact, latest',
       { groupId: TARGET.groupId, artifactId: TARGET.artifactId, latestVersion: true },
       '',
     ),
-    latestScenario(),
-    searchScenario('search-branch', 'search branch by version, page 50', { branch: TARGET.branch }, 'page=50&size=20&sortField=version'),
+    latestScenario(builder),
+    searchScenario(builder, 'search-branch', 'search branch by version, page 50', { branch: TARGET.branch }, 'page=50&size=20&sortField=version'),
     publishScenario(),
   ];
 }
 
 export async function closeBuilder(): Promise<void> {
-  await builder.destroy();
+  await pgBuilder.destroy();
+  await mysqlBuilder?.destroy();
 }

@@ -4,12 +4,13 @@ import path from 'node:path';
 import { AppError } from '../common/errors.js';
 import { passwordProblem } from '../common/schemas/users.js';
 
-export type DbKind = 'pglite' | 'postgres';
+/** `mysql` covers MariaDB and MySQL: one driver (`mysql2`), one dialect. */
+export type DbKind = 'pglite' | 'postgres' | 'mysql';
 
 export interface ServerConfig {
   db: {
     kind: DbKind;
-    /** Driver module name (`pg` for PostgreSQL). */
+    /** Driver module name (`pg` for PostgreSQL, `mysql2` for MariaDB and MySQL). */
     driver: string;
     /** A folder searched for driver modules before the bundled ones. */
     driverPath?: string;
@@ -61,9 +62,22 @@ const SETTINGS = {
 
 type SettingName = keyof typeof SETTINGS;
 
-const KINDS: Record<string, DbKind> = { pglite: 'pglite', postgres: 'postgres', postgresql: 'postgres' };
-/** Driver names the older Java service documented, mapped to their Node modules. */
-const DRIVER_ALIASES: Record<string, string> = { 'org.postgresql.Driver': 'pg' };
+const KINDS: Record<string, DbKind> = {
+  pglite: 'pglite',
+  postgres: 'postgres',
+  postgresql: 'postgres',
+  mariadb: 'mysql',
+  mysql: 'mysql',
+};
+const DEFAULT_DRIVERS: Record<DbKind, string> = { pglite: '@electric-sql/pglite', postgres: 'pg', mysql: 'mysql2' };
+const DEFAULT_PORTS: Record<DbKind, number> = { pglite: 5432, postgres: 5432, mysql: 3306 };
+/** Driver names the older Java service documented (JDBC classes), mapped to their Node modules. */
+const DRIVER_ALIASES: Record<string, string> = {
+  'org.postgresql.Driver': 'pg',
+  'org.mariadb.jdbc.Driver': 'mysql2',
+  'com.mysql.cj.jdbc.Driver': 'mysql2',
+  'com.mysql.jdbc.Driver': 'mysql2',
+};
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 function usage(message: string): AppError {
@@ -132,7 +146,7 @@ export function loadConfig(args: string[], env: NodeJS.ProcessEnv): ServerConfig
   if (!kind) {
     throw usage(`unsupported database kind "${kindText}" (${label('dbKind')}); supported: ${Object.keys(KINDS).join(', ')}`);
   }
-  const driverText = str('dbDriver', kind === 'postgres' ? 'pg' : '@electric-sql/pglite');
+  const driverText = str('dbDriver', DEFAULT_DRIVERS[kind]);
   const logLevel = str('logLevel', 'info').toLowerCase();
   if (!LOG_LEVELS.includes(logLevel)) throw usage(`${label('logLevel')} must be one of ${LOG_LEVELS.join(', ')}`);
 
@@ -153,9 +167,10 @@ export function loadConfig(args: string[], env: NodeJS.ProcessEnv): ServerConfig
       driver: DRIVER_ALIASES[driverText] ?? driverText,
       driverPath: raw('dbDriverPath')?.value,
       host: str('dbHost', 'localhost'),
-      port: int('dbPort', 5432, 1, 65535),
+      port: int('dbPort', DEFAULT_PORTS[kind], 1, 65535),
       user: str('dbUser', 'repoadmin'),
-      password: str('dbPassword', 'repoadmin'),
+      // REPO_MAN_DB_PASS set but empty: no password (MariaDB's root on a development machine).
+      password: str('dbPassword', env.REPO_MAN_DB_PASS === '' ? '' : 'repoadmin'),
       database: str('dbDatabase', 'repoadmin'),
       dataDir: str('dataDir', path.join(dataHome, 'repoadmin')),
     },
