@@ -4,7 +4,7 @@ import { openDatabase } from '../../server/db/connect.js';
 import { MIGRATION_CONFIG } from '../../server/db/migrations/index.js';
 import { createTestDatabase, dbKinds } from '../helpers/db.js';
 
-const TABLES = ['login_attempts', 'settings', 'users', 'version_counts', 'versions'];
+const TABLES = ['login_attempts', 'revoked_tokens', 'settings', 'tokens', 'users', 'version_counts', 'versions'];
 
 async function tables(db: Awaited<ReturnType<typeof openDatabase>>['db']): Promise<string[]> {
   const result = await db.raw("select tablename from pg_tables where schemaname = 'public' order by tablename");
