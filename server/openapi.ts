@@ -144,6 +144,51 @@ function paths() {
         responses: { 200: { description: 'The record', ...json('VersionInformation') }, 400: error('Not a UUID'), 404: error('None') },
       },
     },
+    '/v1/tokens': {
+      post: {
+        tags: ['token'],
+        summary: 'Make a project token (shown once; the server keeps its SHA-256 only)',
+        description: 'Session tokens only. userId: administrators may name any user; others only themselves.',
+        security: bearer,
+        requestBody: { required: true, ...json('ProjectTokenCreateRequest') },
+        responses: {
+          201: { description: 'Made; the answer is the only place the token appears', ...json('ProjectTokenCreated') },
+          400: error('Invalid request'),
+          401: error('No valid token'),
+          403: error('A project token, another user (not an administrator), or a password that must be changed'),
+          404: error('No such user'),
+          409: error('The user has a token of that name'),
+        },
+      },
+      get: {
+        tags: ['token'],
+        summary: "The caller's project tokens; administrators see all, or one user's",
+        security: bearer,
+        parameters: [query('userId', { type: 'string', format: 'uuid' }, 'only this user\'s tokens (administrators: anyone)')],
+        responses: {
+          200: { description: 'The tokens, without their secrets', ...json('ProjectTokenList') },
+          400: error('userId is not a UUID'),
+          401: error('No valid token'),
+          403: error('A project token, or another user (not an administrator)'),
+          404: error('No such user'),
+        },
+      },
+    },
+    '/v1/tokens/{id}': {
+      delete: {
+        tags: ['token'],
+        summary: 'Revoke a project token (its owner or an administrator)',
+        security: bearer,
+        parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } }],
+        responses: {
+          204: { description: 'Revoked' },
+          400: error('Not a UUID'),
+          401: error('No valid token'),
+          403: error('A project token'),
+          404: error("No such token, or another user's"),
+        },
+      },
+    },
     '/health': { get: { tags: ['operations'], summary: 'The process is up', security: [{}], responses: { 200: { description: 'Up' } } } },
     '/health/ready': {
       get: { tags: ['operations'], summary: 'The database answers', security: [{}], responses: { 200: { description: 'Ready' }, 503: error('Database unreachable') } },
@@ -177,10 +222,16 @@ export function openApiDocument(): Record<string, unknown> {
       description: 'A build-pipeline version registry: pipelines publish artifact versions, people and tools search them.',
     },
     servers: [{ url: '/' }],
-    tags: [{ name: 'authentication' }, { name: 'user' }, { name: 'repository' }, { name: 'operations' }],
+    tags: [{ name: 'authentication' }, { name: 'user' }, { name: 'repository' }, { name: 'token' }, { name: 'operations' }],
     paths: paths(),
     components: {
-      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } },
+      securitySchemes: {
+        bearer: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'A session token (JWT) from generate-token, or a project token (rpa_...) from POST /v1/tokens within its scope',
+        },
+      },
       schemas,
     },
   };
