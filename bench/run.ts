@@ -19,7 +19,17 @@ import { explainScenarios } from './explain.js';
 import { type HttpRequest, type LoadOptions, type Measurement, loadHttp, loadLoop } from './load.js';
 import { type Child, FLOOR_PATH, killChildren, startFloor, startServer } from './processes.js';
 import { type DatabaseRun, type Report, type Row, markdown, problems } from './report.js';
-import { type DirectDatabase, type Scenario, type ScenarioId, closeBuilder, scenarios } from './scenarios.js';
+import {
+  type BenchAuth,
+  type DirectDatabase,
+  LOGIN_PASSWORD,
+  LOGIN_USERS,
+  type Scenario,
+  type ScenarioId,
+  closeBuilder,
+  loginUser,
+  scenarios,
+} from './scenarios.js';
 import { seedVersions } from './seed.js';
 
 const require = createRequire(import.meta.url);
@@ -29,7 +39,7 @@ const DEFAULT_RECORDS = 1_000_000;
 const PGLITE_RECORDS = 100_000;
 const ADMIN_PASSWORD = `bench-${randomBytes(9).toString('base64url')}`;
 /** Scenarios repeated on PGlite: the searches and publishing. */
-const PGLITE_SCENARIOS: ScenarioId[] = ['search-group', 'search-branch', 'publish'];
+const PGLITE_SCENARIOS: ScenarioId[] = ['search-group', 'search-branch', 'publish', 'publish-token'];
 
 interface Options {
   records: number;
@@ -49,7 +59,7 @@ const USAGE = `npm run bench -- [options]
   --seconds S          seconds per measurement (default 10)
   --warmup S           warm-up seconds before each (default 2)
   --connections LIST   concurrencies (default 1,16)
-  --only LIST          scenarios: search-group, latest, search-branch, publish
+  --only LIST          scenarios: search-group, latest, search-branch, publish, publish-token, login
   --cpu-prof DIR       write CPU profiles of the server processes into DIR
 PostgreSQL: REPOADMIN_BENCH_PG_URL (default postgres://postgres@127.0.0.1:5432/postgres); the benchmark
 creates its own database there and drops it at the end.`;
@@ -111,14 +121,29 @@ async function cleanUp(): Promise<void> {
   }
 }
 
-async function login(server: Child): Promise<string> {
-  const response = await fetch(`${server.url}/v1/authentication/generate-token`, {
+async function call(server: Child, path: string, body: unknown, token?: string): Promise<unknown> {
+  const response = await fetch(`${server.url}${path}`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ username: 'admin', password: ADMIN_PASSWORD }),
+    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    body: JSON.stringify(body),
   });
-  if (response.status !== 200) throw new Error(`login failed: ${response.status} ${await response.text()}`);
-  return ((await response.json()) as { token: string }).token;
+  if (response.status >= 300) throw new Error(`POST ${path} failed: ${response.status} ${await response.text()}`);
+  return response.json();
+}
+
+/**
+ * The administrator's session token and a project token of the same user, so that the two publish
+ * scenarios differ only in the credential; and the users the login scenario takes turns with.
+ */
+async function login(server: Child, list: Scenario[]): Promise<BenchAuth> {
+  const { token: jwt } = (await call(server, '/v1/authentication/generate-token', { username: 'admin', password: ADMIN_PASSWORD })) as { token: string };
+  const { token: projectToken } = (await call(server, '/v1/tokens', { name: 'bench', scope: 'publish' }, jwt)) as { token: string };
+  if (list.some((s) => s.id === 'login')) {
+    for (let i = 0; i < LOGIN_USERS; i++) {
+      await call(server, '/v1/users', { username: loginUser(i), password: LOGIN_PASSWORD, projectName: 'bench', role: 'ROLE_USER' }, jwt);
+    }
+  }
+  return { jwt, projectToken };
 }
 
 /** Runs `load` while sampling the server's resident memory; returns its result and the highest RSS seen. */
@@ -144,7 +169,7 @@ interface Part {
   database: DatabaseRun['database'];
   scenarios: Scenario[];
   server: Child;
-  token: string;
+  auth: BenchAuth;
   /** When given, each server measurement is followed at once by its database-only one, so both see the same machine. */
   direct?: DirectDatabase;
 }
@@ -155,8 +180,8 @@ interface Measured {
   memory: DatabaseRun['memory'];
 }
 
-async function measureDirect(part: Pick<Part, 'database'>, scenario: Scenario, db: DirectDatabase, connections: number, options: Options) {
-  const result = await loadLoop((i) => scenario.direct(db, i), { ...options.load, connections });
+async function measureDirect(part: Pick<Part, 'database' | 'auth'>, scenario: Scenario, db: DirectDatabase, connections: number, options: Options) {
+  const result = await loadLoop((i) => scenario.direct(db, i, part.auth), { ...options.load, connections });
   progress(`${part.database} SQL     ${scenario.name} c=${connections}: ${fmt(result)}`);
   return result;
 }
@@ -169,7 +194,7 @@ async function measure(part: Part, options: Options): Promise<Measured> {
     for (const connections of options.connections) {
       const key = `${scenario.id}/${connections}`;
       const { result, peak } = await withPeakRss(part.server, () =>
-        loadHttp(part.server.url, scenario.request(part.token), { ...options.load, connections }),
+        loadHttp(part.server.url, scenario.request(part.auth), { ...options.load, connections }),
       );
       measured.memory.peak = Math.max(measured.memory.peak, peak);
       measured.server.set(key, result);
@@ -213,7 +238,7 @@ async function rows(
         connections,
         server: measured.server.get(key)!,
         direct: measured.direct.get(key)!,
-        floor: await floor(scenario.request('floor'), connections),
+        floor: await floor(scenario.request({ jwt: 'floor', projectToken: 'floor' }), connections),
       });
     }
   }
@@ -285,9 +310,9 @@ async function runPostgres(options: Options, list: Scenario[], floor: ReturnType
   });
   cleanups.push(() => server.stop());
   progress(`PostgreSQL: server pid ${server.pid} at ${server.url}`);
-  const token = await login(server);
+  const auth = await login(server, list);
   const direct: DirectDatabase = { query: (sql, b) => pool.query(sql, [...b]), knex: opened.db };
-  const measured = await measure({ database: 'PostgreSQL', scenarios: list, server, token, direct }, options);
+  const measured = await measure({ database: 'PostgreSQL', scenarios: list, server, auth, direct }, options);
   await server.stop();
   const run: DatabaseRun = { database: 'PostgreSQL', records: options.records, seed, plans, memory: measured.memory };
   return { run, rows: await rows('PostgreSQL', list, measured, floor, options), version };
@@ -318,8 +343,8 @@ async function runPglite(options: Options, list: Scenario[], floor: ReturnType<t
   });
   cleanups.push(() => server.stop());
   progress(`PGlite: server pid ${server.pid} at ${server.url}`);
-  const token = await login(server);
-  const measured = await measure({ database: 'PGlite', scenarios: list, server, token }, options);
+  const auth = await login(server, list);
+  const measured = await measure({ database: 'PGlite', scenarios: list, server, auth }, options);
   await server.stop();
 
   open = openPglite(dir);
@@ -328,7 +353,7 @@ async function runPglite(options: Options, list: Scenario[], floor: ReturnType<t
   const direct: DirectDatabase = { query: (sql, b) => lite.query(sql, [...b]), knex };
   for (const scenario of list) {
     for (const connections of options.connections) {
-      measured.direct.set(`${scenario.id}/${connections}`, await measureDirect({ database: 'PGlite' }, scenario, direct, connections, options));
+      measured.direct.set(`${scenario.id}/${connections}`, await measureDirect({ database: 'PGlite', auth }, scenario, direct, connections, options));
     }
   }
   const run: DatabaseRun = { database: 'PGlite', records: options.pgliteRecords, seed, plans, memory: measured.memory };
