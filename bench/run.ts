@@ -16,7 +16,7 @@ import type { ServerConfig } from '../server/config.js';
 import { MEMORY, migrateLatest, openDatabase } from '../server/db/connect.js';
 import { KEYS } from './dataset.js';
 import { explainScenarios } from './explain.js';
-import { type HttpRequest, type LoadOptions, type Measurement, loadHttp, loadLoop } from './load.js';
+import { type HttpRequest, type LoadOptions, type Measurement, loadHttp, loadHttpInterleaved, loadLoop } from './load.js';
 import { type Child, FLOOR_PATH, killChildren, startFloor, startServer } from './processes.js';
 import { type DatabaseRun, type Report, type Row, markdown, problems } from './report.js';
 import {
@@ -49,6 +49,8 @@ interface Options {
   connections: number[];
   only?: ScenarioId[];
   pglite: boolean;
+  /** Measure the scenarios of one concurrency in turns of a second, instead of one after the other. */
+  interleave: boolean;
   cpuProfileDir?: string;
 }
 
@@ -60,6 +62,7 @@ const USAGE = `npm run bench -- [options]
   --warmup S           warm-up seconds before each (default 2)
   --connections LIST   concurrencies (default 1,16)
   --only LIST          scenarios: search-group, latest, search-branch, publish, publish-token, login
+  --interleave         measure the server's scenarios in turns of one second each (fairer on a busy machine)
   --cpu-prof DIR       write CPU profiles of the server processes into DIR
 PostgreSQL: REPOADMIN_BENCH_PG_URL (default postgres://postgres@127.0.0.1:5432/postgres); the benchmark
 creates its own database there and drops it at the end.`;
@@ -76,6 +79,7 @@ function parseOptions(argv: string[]): Options {
       connections: { type: 'string' },
       only: { type: 'string' },
       'cpu-prof': { type: 'string' },
+      interleave: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -101,6 +105,7 @@ function parseOptions(argv: string[]): Options {
     connections: (values.connections ?? '1,16').split(',').map((c) => Math.floor(count('connections', c, 1, 1))),
     only,
     pglite: !values['no-pglite'],
+    interleave: Boolean(values.interleave),
     cpuProfileDir: values['cpu-prof'] ? path.resolve(values['cpu-prof']) : undefined,
   };
 }
@@ -186,20 +191,39 @@ async function measureDirect(part: Pick<Part, 'database' | 'auth'>, scenario: Sc
   return result;
 }
 
+/** Whether a scenario is measured at this concurrency. */
+const measuredAt = (scenario: Scenario, connections: number) => !scenario.connections || scenario.connections.includes(connections);
+
 /** Server measurements of every scenario and concurrency (with their database-only ones), and the server's memory. */
 async function measure(part: Part, options: Options): Promise<Measured> {
   const measured: Measured = { server: new Map(), direct: new Map(), memory: { rest: part.server.rss(), peak: 0, after: 0 } };
   measured.memory.peak = measured.memory.rest;
-  for (const scenario of part.scenarios) {
+  const record = (scenario: Scenario, connections: number, result: Measurement, peak: number) => {
+    measured.memory.peak = Math.max(measured.memory.peak, peak);
+    measured.server.set(`${scenario.id}/${connections}`, result);
+    progress(`${part.database} server  ${scenario.name} c=${connections}: ${fmt(result)}`);
+  };
+  const direct = async (scenario: Scenario, connections: number) => {
+    if (part.direct) measured.direct.set(`${scenario.id}/${connections}`, await measureDirect(part, scenario, part.direct, connections, options));
+  };
+  if (options.interleave) {
     for (const connections of options.connections) {
-      const key = `${scenario.id}/${connections}`;
+      const list = part.scenarios.filter((scenario) => measuredAt(scenario, connections));
       const { result, peak } = await withPeakRss(part.server, () =>
-        loadHttp(part.server.url, scenario.request(part.auth), { ...options.load, connections }),
+        loadHttpInterleaved(part.server.url, list.map((scenario) => scenario.request(part.auth)), { ...options.load, connections }),
       );
-      measured.memory.peak = Math.max(measured.memory.peak, peak);
-      measured.server.set(key, result);
-      progress(`${part.database} server  ${scenario.name} c=${connections}: ${fmt(result)}`);
-      if (part.direct) measured.direct.set(key, await measureDirect(part, scenario, part.direct, connections, options));
+      list.forEach((scenario, i) => record(scenario, connections, result[i]!, peak));
+      for (const scenario of list) await direct(scenario, connections);
+    }
+  } else {
+    for (const scenario of part.scenarios) {
+      for (const connections of options.connections.filter((c) => measuredAt(scenario, c))) {
+        const { result, peak } = await withPeakRss(part.server, () =>
+          loadHttp(part.server.url, scenario.request(part.auth), { ...options.load, connections }),
+        );
+        record(scenario, connections, result, peak);
+        await direct(scenario, connections);
+      }
     }
   }
   measured.memory.after = part.server.rss();
@@ -229,7 +253,7 @@ async function rows(
 ): Promise<Row[]> {
   const out: Row[] = [];
   for (const scenario of list) {
-    for (const connections of options.connections) {
+    for (const connections of options.connections.filter((c) => measuredAt(scenario, c))) {
       const key = `${scenario.id}/${connections}`;
       out.push({
         database,
@@ -352,7 +376,7 @@ async function runPglite(options: Options, list: Scenario[], floor: ReturnType<t
   cleanups.push(() => knex.destroy());
   const direct: DirectDatabase = { query: (sql, b) => lite.query(sql, [...b]), knex };
   for (const scenario of list) {
-    for (const connections of options.connections) {
+    for (const connections of options.connections.filter((c) => measuredAt(scenario, c))) {
       measured.direct.set(`${scenario.id}/${connections}`, await measureDirect({ database: 'PGlite', auth }, scenario, direct, connections, options));
     }
   }
@@ -404,7 +428,8 @@ async function main(): Promise<number> {
     `commit ${commit()}, Node ${process.version}, PostgreSQL ${postgres.version}, PGlite ${pgliteVersion()}`,
     `${cpus.length} × ${cpus[0]?.model ?? 'CPU'}, ${Math.round(os.totalmem() / 1024 ** 3)} GiB memory, ${os.platform()} ${os.release()}`,
     `options: ${options.records.toLocaleString('en')} records in PostgreSQL, ${options.pglite ? `${options.pgliteRecords.toLocaleString('en')} in PGlite` : 'no PGlite'}, ` +
-      `${options.load.seconds} s per measurement after ${options.load.warmupSeconds} s warm-up, concurrency ${options.connections.join(' and ')}`,
+      `${options.load.seconds} s per measurement after ${options.load.warmupSeconds} s warm-up, concurrency ${options.connections.join(' and ')}` +
+      (options.interleave ? ', server scenarios interleaved in turns of 1 s' : ''),
     `total time ${Math.round((Date.now() - started) / 1000)} s`,
   ];
 
