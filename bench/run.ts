@@ -206,24 +206,26 @@ async function measure(part: Part, options: Options): Promise<Measured> {
   const direct = async (scenario: Scenario, connections: number) => {
     if (part.direct) measured.direct.set(`${scenario.id}/${connections}`, await measureDirect(part, scenario, part.direct, connections, options));
   };
+  const single = async (scenario: Scenario, connections: number) => {
+    const { result, peak } = await withPeakRss(part.server, () =>
+      loadHttp(part.server.url, scenario.request(part.auth), { ...options.load, connections }),
+    );
+    record(scenario, connections, result, peak);
+    await direct(scenario, connections);
+  };
   if (options.interleave) {
     for (const connections of options.connections) {
-      const list = part.scenarios.filter((scenario) => measuredAt(scenario, connections));
+      const list = part.scenarios.filter((scenario) => measuredAt(scenario, connections) && !scenario.alone);
       const { result, peak } = await withPeakRss(part.server, () =>
         loadHttpInterleaved(part.server.url, list.map((scenario) => scenario.request(part.auth)), { ...options.load, connections }),
       );
       list.forEach((scenario, i) => record(scenario, connections, result[i]!, peak));
       for (const scenario of list) await direct(scenario, connections);
+      for (const scenario of part.scenarios.filter((s) => s.alone && measuredAt(s, connections))) await single(scenario, connections);
     }
   } else {
     for (const scenario of part.scenarios) {
-      for (const connections of options.connections.filter((c) => measuredAt(scenario, c))) {
-        const { result, peak } = await withPeakRss(part.server, () =>
-          loadHttp(part.server.url, scenario.request(part.auth), { ...options.load, connections }),
-        );
-        record(scenario, connections, result, peak);
-        await direct(scenario, connections);
-      }
+      for (const connections of options.connections.filter((c) => measuredAt(scenario, c))) await single(scenario, connections);
     }
   }
   measured.memory.after = part.server.rss();

@@ -64,6 +64,8 @@ export interface Scenario {
   direct(db: DirectDatabase, i: number, auth: BenchAuth): Promise<unknown>;
   /** Only these concurrencies (default: every one asked for). */
   connections?: number[];
+  /** Never interleaved with others: a request can outlast a turn and would load the next scenario's. */
+  alone?: boolean;
 }
 
 /** The artifact the searches and the latest lookup ask for: one on `main` (keys below ARTIFACTS are on main). */
@@ -152,6 +154,7 @@ function loginScenario(): Scenario {
     name: 'log in with a password (bcrypt 12)',
     // One at a time: concurrent bcrypt comparisons only queue behind each other on the server's cores.
     connections: [1],
+    alone: true,
     request: () => ({
       method: 'POST',
       path: '/v1/authentication/generate-token',

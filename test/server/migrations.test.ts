@@ -24,6 +24,14 @@ describe.each(dbKinds())('migrations on %s', (kind) => {
       expect(indexes.rows.map((r: { indexname: string }) => r.indexname)).toEqual(
         expect.arrayContaining(['versions_one_latest', 'versions_coordinates_unique', 'versions_group_artifact', 'versions_branch_version']),
       );
+      const tokenIndexes = await db.raw("select indexname from pg_indexes where tablename = 'tokens' order by indexname");
+      expect(tokenIndexes.rows.map((r: { indexname: string }) => r.indexname)).toEqual(
+        expect.arrayContaining(['tokens_token_hash_unique', 'tokens_user_name_unique']),
+      );
+      const cascade = await db.raw(
+        "select confdeltype from pg_constraint where conrelid = 'tokens'::regclass and confrelid = 'users'::regclass and contype = 'f'",
+      );
+      expect(cascade.rows).toEqual([{ confdeltype: 'c' }]);
       await db.migrate.rollback(MIGRATION_CONFIG, true);
       expect(await tables(db)).toEqual([]);
       await db.migrate.latest(MIGRATION_CONFIG);

@@ -24,10 +24,11 @@ export function tokenCreateCommand(deps: Deps, run = runTokenCreate): Command {
   return new Command('create')
     .summary('make a project token for a pipeline (prints only the token)')
     .description(
-      'Make a long-lived project token, for a build server\'s secret store. Only the token goes to\n' +
-        'standard output, once: the server keeps a hash and cannot show it again. Scopes: publish\n' +
-        '(search and publish to the user\'s project; the default) or read (search only). Administrators\n' +
-        'make tokens for any user with --user; the token acts as that user.',
+      "Make a long-lived project token for a build server's secret store. Only the\n" +
+        'token goes to standard output, once: the server keeps a hash and cannot show\n' +
+        "it again. Scopes: publish (search, and publish to the user's project; the\n" +
+        'default) or read (search only). Administrators make tokens for any user with\n' +
+        '--user; the token acts as that user.',
     )
     .usage('--name NAME [--scope publish|read] [--user USERNAME] [--expires DATE | --expires-in-days N]')
     .requiredOption('--name <name>', 'a name unique for the user, e.g. the pipeline')

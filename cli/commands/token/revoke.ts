@@ -17,8 +17,8 @@ export function tokenRevokeCommand(deps: Deps, run = runTokenRevoke): Command {
   return new Command('revoke')
     .summary('revoke a project token')
     .description(
-      'Revoke a project token by id, or by name (yours, or --user\'s). Pipelines using it get 401 at once.\n' +
-        'Asks for confirmation on a terminal; needs --yes elsewhere.',
+      "Revoke a project token by id, or by name (yours, or --user's). Pipelines using\n" +
+        'it get 401 at once. Asks for confirmation on a terminal; needs --yes elsewhere.',
     )
     .usage('<id|name> [--user USERNAME] [--yes]')
     .argument('<token>', 'the token\'s id or name')

@@ -10,9 +10,10 @@ export function tokenCommand(deps: Deps, run = runToken): Command {
   return new Command('token')
     .summary('print the current token (for curl); create, list and revoke project tokens')
     .description(
-      'Without a subcommand: print the token this CLI would send: --token, REPOADMIN_TOKEN, a login with\n' +
-        'REPOADMIN_USERNAME and REPOADMIN_PASSWORD, or the stored login.\n' +
-        'create, list, revoke: long-lived project tokens for pipelines (repoadmin token create --help).',
+      'Without a subcommand: print the token this CLI would send: --token,\n' +
+        'REPOADMIN_TOKEN, a login with REPOADMIN_USERNAME and REPOADMIN_PASSWORD,\n' +
+        'or the stored login. create, list and revoke manage long-lived project\n' +
+        'tokens for pipelines (repoadmin token create --help).',
     )
     .usage('[create|list|revoke] [options]')
     .addHelpText(
