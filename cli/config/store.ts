@@ -11,8 +11,8 @@ export interface StoredLogin {
   username: string;
   userId: string;
   token: string;
-  /** ISO 8601. */
-  expiresAt: string;
+  /** ISO 8601; null for a project token stored with `login --with-token` (its expiry is the server's to check). */
+  expiresAt: string | null;
 }
 
 export interface ConfigData {

@@ -5,7 +5,7 @@ import { MIGRATION_CONFIG } from '../../server/db/migrations/index.js';
 import type { DbKind } from '../../server/config.js';
 import { createTestDatabase, dbKinds } from '../helpers/db.js';
 
-const TABLES = ['login_attempts', 'settings', 'users', 'version_counts', 'versions'];
+const TABLES = ['login_attempts', 'revoked_tokens', 'settings', 'tokens', 'users', 'version_counts', 'versions'];
 
 type Db = Awaited<ReturnType<typeof openDatabase>>['db'];
 
@@ -59,6 +59,23 @@ describe.each(dbKinds())('migrations on %s', (kind) => {
         );
         expect(collations.filter((c) => !/_bin$/.test(c))).toEqual([]);
       }
+      expect(
+        await names(
+          db,
+          kind,
+          "select indexname as name from pg_indexes where tablename = 'tokens' order by indexname",
+          "select distinct index_name as name from information_schema.statistics where table_schema = database() and table_name = 'tokens' order by index_name",
+        ),
+      ).toEqual(expect.arrayContaining(['tokens_token_hash_unique', 'tokens_user_name_unique']));
+      // Deleting a user deletes its tokens: the foreign key cascades.
+      expect(
+        await names(
+          db,
+          kind,
+          "select confdeltype::text as name from pg_constraint where conrelid = 'tokens'::regclass and confrelid = 'users'::regclass and contype = 'f'",
+          "select delete_rule as name from information_schema.referential_constraints where constraint_schema = database() and table_name = 'tokens' and referenced_table_name = 'users'",
+        ),
+      ).toEqual([kind === 'mysql' ? 'CASCADE' : 'c']);
       await db.migrate.rollback(MIGRATION_CONFIG, true);
       expect(await tables(db, kind)).toEqual([]);
       await db.migrate.latest(MIGRATION_CONFIG);
