@@ -114,8 +114,7 @@ export async function loadHttpInterleaved(baseUrl: string, requests: HttpRequest
   return tallies.map(measurementOf);
 }
 
-async function loop(once: (i: number) => Promise<unknown>, connections: number, seconds: number): Promise<Measurement> {
-  const histogram = createHistogram();
+async function loop(once: (i: number) => Promise<unknown>, connections: number, seconds: number, histogram = createHistogram()): Promise<Measurement> {
   let ok = 0;
   let errors = 0;
   let firstError: string | undefined;
@@ -143,4 +142,30 @@ async function loop(once: (i: number) => Promise<unknown>, connections: number, 
 export async function loadLoop(once: (i: number) => Promise<unknown>, options: LoadOptions): Promise<Measurement> {
   if (options.warmupSeconds > 0) await loop(once, options.connections, options.warmupSeconds);
   return loop(once, options.connections, options.seconds);
+}
+
+/** One contender of `loadTurns`: an HTTP server under a request, or a closed loop of calls. */
+export type Contender = { baseUrl: string; request: HttpRequest } | { once: (i: number) => Promise<unknown> };
+
+async function loopInto(tally: Tally, once: (i: number) => Promise<unknown>, connections: number, seconds: number): Promise<void> {
+  const part = await loop(once, connections, seconds, tally.histogram);
+  tally.ok += part.ok;
+  tally.errors += part.errors;
+  tally.seconds += part.seconds;
+  tally.firstError ??= part.firstError;
+}
+
+/**
+ * Several contenders measured side by side in turns of one second each, `seconds` in all for each,
+ * after a warm-up of each: on a shared machine whose load drifts, all see the same conditions.
+ */
+export async function loadTurns(contenders: Contender[], options: LoadOptions): Promise<Measurement[]> {
+  const turn = (tally: Tally, c: Contender, seconds: number) =>
+    'once' in c ? loopInto(tally, c.once, options.connections, seconds) : cannon(tally, c.baseUrl, c.request, options.connections, seconds);
+  if (options.warmupSeconds > 0) for (const c of contenders) await turn(newTally(), c, options.warmupSeconds);
+  const tallies = contenders.map(newTally);
+  for (let round = 0; round < Math.max(1, Math.round(options.seconds)); round++) {
+    for (const [i, c] of contenders.entries()) await turn(tallies[i]!, c, 1);
+  }
+  return tallies.map(measurementOf);
 }

@@ -89,13 +89,21 @@ export interface ServerOptions {
   env: Record<string, string>;
   /** Write a CPU profile of the server into this folder (`node --cpu-prof`). */
   cpuProfileDir?: string;
+  /** More arguments after `server --port 0`, e.g. `--workers 2`. */
+  args?: string[];
 }
 
 /** The built server: `node bin/repoadmin server --port 0`. */
 export function startServer(options: ServerOptions): Promise<Child> {
   const flags = options.cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDir}`] : [];
   const env: NodeJS.ProcessEnv = { ...process.env, REPO_MAN_LOG_LEVEL: 'warn', ...options.env };
-  return startChild([...flags, 'bin/repoadmin', 'server', '--port', '0'], env);
+  return startChild([...flags, 'bin/repoadmin', 'server', '--port', '0', ...(options.args ?? [])], env);
+}
+
+/** The minimal `node:http` + `pg` server of minimal.ts. */
+export function startMinimal(env: Record<string, string>, cpuProfileDir?: string): Promise<Child> {
+  const flags = cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfileDir}`] : [];
+  return startChild([...flags, '--import', 'tsx', 'bench/minimal.ts'], { ...process.env, ...env });
 }
 
 /** The empty Koa app of floor.ts: the cost of HTTP and Koa alone. */

@@ -28,11 +28,38 @@ export interface DatabaseRun {
   memory: { rest: number; peak: number; after: number };
 }
 
+/** The server with one worker and with two, beside the hardest limit, measured in turns (run.ts). */
+export interface LimitRow {
+  scenario: ScenarioId;
+  name: string;
+  connections: number;
+  server: Measurement;
+  workers: Measurement;
+  /** A minimal node:http + pg server (reads) or the transaction straight through pg (publishing). */
+  limit: Measurement;
+  limitName: string;
+  /** pgbench on the same SQL, the database's own limit. */
+  pgbench?: { perSecond: number; meanMs: number };
+}
+
+/** The embedded database's memory and start-up (run.ts, embeddedMemory). */
+export interface Embedded {
+  /** Milliseconds from spawning the server to its "listening" line: first start (with initdb), a later one. */
+  firstStartMs: number;
+  laterStartMs: number;
+  /** RSS after the first start, after 1,000 publishes on it, on a later start. */
+  rssFirstStart: number;
+  rssAfterPublishes: number;
+  publishes: number;
+}
+
 export interface Report {
   started: Date;
   environment: string[];
   runs: DatabaseRun[];
   rows: Row[];
+  limits?: LimitRow[];
+  embedded?: Embedded;
 }
 
 const MB = 1024 * 1024;
@@ -122,6 +149,45 @@ export function targets(rows: Row[], runs: DatabaseRun[]): Target[] {
   return result;
 }
 
+/** The targets of issue 15: reads and publishing against their hardest limits, the embedded database's memory. */
+export function round2Targets(report: Report): Target[] {
+  const result: Target[] = [];
+  const limit = (scenario: ScenarioId) => report.limits?.find((r) => r.scenario === scenario);
+  for (const [scenario, goal] of [['latest', 0.8], ['search-group', 0.8], ['publish', 0.75]] as const) {
+    const row = limit(scenario);
+    result.push({
+      what: `${row?.name ?? scenario}: server (1 worker) / ${row?.limitName ?? 'limit'} at c=16`,
+      goal: `>= ${goal * 100}%`,
+      reached: row ? `${ratio(row.server, row.limit)} (${rate(row.server)}/s vs ${rate(row.limit)}/s)` : 'not measured',
+      met: row ? row.server.perSecond >= row.limit.perSecond * goal : undefined,
+    });
+  }
+  for (const scenario of ['latest', 'search-group'] as const) {
+    const row = limit(scenario);
+    result.push({
+      what: `${row?.name ?? scenario}: p99 at c=16 (1 worker, turns)`,
+      goal: '< 20 ms',
+      reached: row ? `${ms(row.server.p99Ms)} ms` : 'not measured',
+      met: row ? row.server.p99Ms < 20 : undefined,
+    });
+  }
+  const e = report.embedded;
+  result.push({
+    what: `PGlite RSS after the first start and ${e?.publishes.toLocaleString('en') ?? '1,000'} publishes`,
+    goal: '<= 200 MB',
+    reached: e ? `${Math.round(e.rssAfterPublishes / MB)} MB` : 'not measured',
+    met: e ? e.rssAfterPublishes <= 200 * MB : undefined,
+  });
+  const lite = report.runs.find((r) => r.database === 'PGlite');
+  result.push({
+    what: `PGlite RSS under load at ${lite?.records.toLocaleString('en') ?? '100,000'} records`,
+    goal: '<= 300 MB',
+    reached: lite ? `${Math.round(lite.memory.peak / MB)} MB` : 'not measured',
+    met: lite ? lite.memory.peak <= 300 * MB : undefined,
+  });
+  return result;
+}
+
 /** Table rows comparing a publishing step with a project token, a session JWT, and a password login first. */
 export function pipelineSteps(rows: Row[]): string[] {
   const out: string[] = [];
@@ -141,6 +207,11 @@ export function problems(report: Report): string[] {
   for (const run of report.runs) {
     for (const plan of run.plans) {
       if (plan.seqScan) found.push(`${run.database}: the ${plan.label} query of "${plan.scenario}" scans the versions table sequentially`);
+    }
+  }
+  for (const row of report.limits ?? []) {
+    for (const [what, m] of [['1 worker', row.server], ['2 workers', row.workers], [row.limitName, row.limit]] as const) {
+      if (m.errors > 0) found.push(`PostgreSQL ${row.name} c=${row.connections} ${what}: ${m.errors} failed requests (first: ${m.firstError})`);
     }
   }
   for (const row of report.rows) {
@@ -169,6 +240,45 @@ export function markdown(report: Report, options: { plans: boolean } = { plans: 
 
   out.push('## Targets (PostgreSQL, c=16)', '', '| target | goal | reached | met |', '|---|---|---|---|');
   for (const t of targets(report.rows, report.runs)) {
+    out.push(`| ${t.what} | ${t.goal} | ${t.reached} | ${t.met === undefined ? '-' : t.met ? 'yes' : 'no'} |`);
+  }
+  out.push('');
+
+  if (report.limits?.length) {
+    out.push(
+      '## Against the hardest limits (PostgreSQL, c=16, in turns of one second)',
+      '',
+      'The server with one worker and with two (`--workers 2`), and the limit, take turns of one second each for the',
+      'whole measurement, so all see the same machine. Reads: a minimal `node:http` + `pg` server with named prepared',
+      'statements answering the same SQL (bench/minimal.ts), and pgbench (`-M prepared`, same SQL, same concurrency)',
+      'as the database\'s own limit. Publishing: the same transaction straight through a `pg` pool.',
+      '',
+      '| request | 1 worker req/s | p50 ms | p99 ms | 2 workers req/s | p50 ms | p99 ms | limit | req/s | p50 ms | p99 ms | 1 worker/limit | 2 workers/limit | pgbench tps |',
+      '|---|--:|--:|--:|--:|--:|--:|---|--:|--:|--:|--:|--:|--:|',
+      ...report.limits.map(
+        (r) =>
+          `| ${r.name} | ${rate(r.server)} | ${ms(r.server.p50Ms)} | ${ms(r.server.p99Ms)} | ${rate(r.workers)} | ${ms(r.workers.p50Ms)} | ${ms(r.workers.p99Ms)} | ` +
+          `${r.limitName} | ${rate(r.limit)} | ${ms(r.limit.p50Ms)} | ${ms(r.limit.p99Ms)} | ${ratio(r.server, r.limit)} | ${ratio(r.workers, r.limit)} | ` +
+          `${r.pgbench ? Math.round(r.pgbench.perSecond).toLocaleString('en') : '-'} |`,
+      ),
+      '',
+    );
+  }
+  if (report.embedded) {
+    const e = report.embedded;
+    out.push(
+      '## Embedded database (PGlite): start-up and memory',
+      '',
+      `A server on a new data folder: first start (initdb in a child process), ${e.publishes.toLocaleString('en')} publishes, stopped, started again.`,
+      '',
+      '| first start ms | RSS after first start | RSS after the publishes | later start ms |',
+      '|--:|--:|--:|--:|',
+      `| ${Math.round(e.firstStartMs)} | ${Math.round(e.rssFirstStart / MB)} MB | ${Math.round(e.rssAfterPublishes / MB)} MB | ${Math.round(e.laterStartMs)} |`,
+      '',
+    );
+  }
+  out.push('## Targets of round 2', '', '| target | goal | reached | met |', '|---|---|---|---|');
+  for (const t of round2Targets(report)) {
     out.push(`| ${t.what} | ${t.goal} | ${t.reached} | ${t.met === undefined ? '-' : t.met ? 'yes' : 'no'} |`);
   }
   out.push('');

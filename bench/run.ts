@@ -14,11 +14,13 @@ import knexFactory, { type Knex } from 'knex';
 import pg from 'pg';
 import type { ServerConfig } from '../server/config.js';
 import { MEMORY, migrateLatest, openDatabase } from '../server/db/connect.js';
-import { KEYS } from './dataset.js';
+import { SearchQuery, paging } from '../common/schemas/repositories.js';
+import { KEYS, publishedRecord } from './dataset.js';
 import { explainMysqlScenarios, explainScenarios } from './explain.js';
-import { type HttpRequest, type LoadOptions, type Measurement, loadHttp, loadHttpInterleaved, loadLoop } from './load.js';
-import { type Child, FLOOR_PATH, killChildren, startFloor, startServer } from './processes.js';
-import { type DatabaseRun, type Report, type Row, markdown, problems } from './report.js';
+import { type HttpRequest, type LoadOptions, type Measurement, loadHttp, loadHttpInterleaved, loadLoop, loadTurns, type Contender } from './load.js';
+import { type Child, FLOOR_PATH, killChildren, startFloor, startMinimal, startServer } from './processes.js';
+import { pgbench } from './pgbench.js';
+import { type DatabaseRun, type Embedded, type LimitRow, type Report, type Row, markdown, problems } from './report.js';
 import {
   type BenchAuth,
   type DirectDatabase,
@@ -28,6 +30,7 @@ import {
   type ScenarioId,
   closeBuilder,
   loginUser,
+  publishThroughPg,
   scenarios,
 } from './scenarios.js';
 import { type MysqlSql, seedVersions, seedVersionsMysql } from './seed.js';
@@ -333,32 +336,150 @@ async function runPostgres(options: Options, list: Scenario[], floor: ReturnType
   const plans = await explainScenarios(pool, list);
   for (const plan of plans) progress(`EXPLAIN ${plan.scenario} (${plan.label})${plan.seqScan ? ': SEQUENTIAL SCAN' : ''}\n${plan.text}`);
 
-  const server = await startServer({
-    env: {
-      REPO_MAN_DB_JDBC: 'postgres',
-      REPO_MAN_DB_HOST: settings.host,
-      REPO_MAN_DB_PORT: String(settings.port),
-      REPO_MAN_DB_USER: settings.user,
-      REPO_MAN_DB_PASS: settings.password,
-      REPO_MAN_DB_DATABASE: name,
-      REPO_MAN_ADMIN_PASSWORD: ADMIN_PASSWORD,
-    },
-    cpuProfileDir: options.cpuProfileDir,
-  });
+  const serverEnv = {
+    REPO_MAN_DB_JDBC: 'postgres',
+    REPO_MAN_DB_HOST: settings.host,
+    REPO_MAN_DB_PORT: String(settings.port),
+    REPO_MAN_DB_USER: settings.user,
+    REPO_MAN_DB_PASS: settings.password,
+    REPO_MAN_DB_DATABASE: name,
+    REPO_MAN_ADMIN_PASSWORD: ADMIN_PASSWORD,
+  };
+  const server = await startServer({ env: serverEnv, cpuProfileDir: options.cpuProfileDir });
   cleanups.push(() => server.stop());
   progress(`PostgreSQL: server pid ${server.pid} at ${server.url}`);
   const auth = await login(server, list);
   const direct: DirectDatabase = { query: (sql, b) => pool.query(sql, [...b]), knex: opened.db };
   const measured = await measure({ database: 'PostgreSQL', scenarios: list, server, auth, direct }, options);
+  const limits = await measureLimits({ server, auth, list, pool, options, env: serverEnv, pgUrl: databaseUrl(options.pgUrl, name) });
   await server.stop();
   const run: DatabaseRun = { database: 'PostgreSQL', records: options.records, seed, plans, memory: measured.memory };
-  return { run, rows: await rows('PostgreSQL', list, measured, floor, options), version };
+  return { run, rows: await rows('PostgreSQL', list, measured, floor, options), version, limits };
+}
+
+function databaseUrl(base: string, database: string): string {
+  const url = new URL(base);
+  url.pathname = `/${database}`;
+  return url.toString();
+}
+
+/** The read scenarios measured against a minimal node:http + pg server and pgbench. */
+const READS: ScenarioId[] = ['latest', 'search-group'];
+const LIMIT_CONNECTIONS = 16;
+
+/**
+ * The server with one worker and with two, side by side in turns of one second with the hardest
+ * limits: for the reads a minimal node:http + pg server (minimal.ts) and pgbench on the same SQL,
+ * for publishing the same transaction straight through pg.
+ */
+async function measureLimits(part: {
+  server: Child;
+  auth: BenchAuth;
+  list: Scenario[];
+  pool: pg.Pool;
+  options: Options;
+  env: Record<string, string>;
+  pgUrl: string;
+}): Promise<LimitRow[]> {
+  const { list, options } = part;
+  const reads = list.filter((s) => READS.includes(s.id));
+  const publish = list.find((s) => s.id === 'publish');
+  if (reads.length === 0 && !publish) return [];
+  const load = { ...options.load, connections: LIMIT_CONNECTIONS };
+  const workers = await startServer({ env: part.env, args: ['--workers', '2'] });
+  cleanups.push(() => workers.stop());
+  progress(`PostgreSQL: server with 2 workers, pid ${workers.pid} at ${workers.url}`);
+  // Turns of the server with one worker, with two, and the limit.
+  const contenders = (request: HttpRequest, limit: Contender): Contender[] => [
+    { baseUrl: part.server.url, request },
+    { baseUrl: workers.url, request },
+    limit,
+  ];
+  const out: LimitRow[] = [];
+  if (reads.length > 0) {
+    const search = reads.find((s) => s.id === 'search-group');
+    const latest = reads.find((s) => s.id === 'latest');
+    const body = search ? (JSON.parse(search.request(part.auth).body as string) as Record<string, unknown>) : {};
+    const minimal = await startMinimal({
+      MINIMAL_PG_URL: part.pgUrl,
+      MINIMAL_POOL: '10',
+      MINIMAL_STATEMENTS: JSON.stringify({
+        latest: latest?.statements[0],
+        search: search && {
+          page: search.statements[0],
+          count: search.statements[1],
+          size: paging(SearchQuery.parse({})).size,
+          page_: 1,
+          body,
+        },
+      }),
+    }, options.cpuProfileDir);
+    cleanups.push(() => minimal.stop());
+    progress(`PostgreSQL: minimal node:http + pg server pid ${minimal.pid} at ${minimal.url}`);
+    const url = new URL(part.pgUrl);
+    for (const scenario of reads) {
+      const request = scenario.request(part.auth);
+      const [one, two, bare] = await loadTurns(contenders(request, { baseUrl: minimal.url, request }), load);
+      progress(`PostgreSQL limits ${scenario.name} c=${LIMIT_CONNECTIONS}: 1 worker ${fmt(one!)}; 2 workers ${fmt(two!)}; minimal ${fmt(bare!)}`);
+      const pgb = await pgbench(
+        { host: url.hostname, port: Number(url.port || 5432), user: decodeURIComponent(url.username || 'postgres'), database: url.pathname.slice(1) },
+        scenario.statements,
+        LIMIT_CONNECTIONS,
+        options.load.seconds,
+      );
+      progress(`PostgreSQL pgbench ${scenario.name} c=${LIMIT_CONNECTIONS}: ${pgb ? `${Math.round(pgb.perSecond)}/s, mean ${pgb.meanMs} ms` : 'pgbench not found'}`);
+      out.push({ scenario: scenario.id, name: scenario.name, connections: LIMIT_CONNECTIONS, server: one!, workers: two!, limit: bare!, limitName: 'node:http + pg', pgbench: pgb });
+    }
+    await minimal.stop();
+  }
+  if (publish) {
+    const request = publish.request(part.auth);
+    const [one, two, direct] = await loadTurns(contenders(request, { once: (i) => publishThroughPg(part.pool, i) }), load);
+    progress(`PostgreSQL limits ${publish.name} c=${LIMIT_CONNECTIONS}: 1 worker ${fmt(one!)}; 2 workers ${fmt(two!)}; pg ${fmt(direct!)}`);
+    out.push({ scenario: publish.id, name: publish.name, connections: LIMIT_CONNECTIONS, server: one!, workers: two!, limit: direct!, limitName: 'pg transaction' });
+  }
+  await workers.stop();
+  return out;
 }
 
 function openPglite(dir: string): { lite: PGlite; knex: Knex } {
   const lite = new PGlite(dir);
   const knex = knexFactory({ client: require('knex-pglite'), dialect: 'postgres', connection: { pglite: lite } } as Knex.Config);
   return { lite, knex };
+}
+
+const EMBEDDED_PUBLISHES = 1_000;
+
+/**
+ * The embedded default as a new user meets it: a server on a new data folder (its first start runs
+ * initdb), 1,000 publishes four at a time, a stop and a later start; start-up times and RSS.
+ */
+async function embeddedMemory(options: Options): Promise<Embedded> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'repoadmin-bench-first-'));
+  cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
+  const env = { REPO_MAN_DB_JDBC: 'pglite', REPO_MAN_DATA_DIR: dir, REPO_MAN_ADMIN_PASSWORD: ADMIN_PASSWORD };
+  let t0 = performance.now();
+  let server = await startServer({ env, cpuProfileDir: options.cpuProfileDir });
+  const firstStartMs = performance.now() - t0;
+  cleanups.push(() => server.stop());
+  const rssFirstStart = server.rss();
+  progress(`PGlite first start: ${Math.round(firstStartMs)} ms, RSS ${Math.round(rssFirstStart / 1048576)} MB`);
+  const { token } = (await call(server, '/v1/authentication/generate-token', { username: 'admin', password: ADMIN_PASSWORD })) as { token: string };
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: 4 }, async () => {
+      while (next < EMBEDDED_PUBLISHES) await call(server, '/v1/repositories', publishedRecord(next++), token);
+    }),
+  );
+  const rssAfterPublishes = server.rss();
+  progress(`PGlite after ${EMBEDDED_PUBLISHES} publishes: RSS ${Math.round(rssAfterPublishes / 1048576)} MB`);
+  await server.stop();
+  t0 = performance.now();
+  server = await startServer({ env });
+  const laterStartMs = performance.now() - t0;
+  progress(`PGlite later start: ${Math.round(laterStartMs)} ms, RSS ${Math.round(server.rss() / 1048576)} MB`);
+  await server.stop();
+  return { firstStartMs, laterStartMs, rssFirstStart, rssAfterPublishes, publishes: EMBEDDED_PUBLISHES };
 }
 
 async function runPglite(options: Options, list: Scenario[], floor: ReturnType<typeof floorMeasurer>) {
@@ -490,8 +611,9 @@ async function main(): Promise<number> {
   const floor = floorMeasurer(floorServer, options);
 
   const postgres = await runPostgres(options, all, floor);
-  const report: Report = { started: date, environment: [], runs: [postgres.run], rows: [...postgres.rows] };
+  const report: Report = { started: date, environment: [], runs: [postgres.run], rows: [...postgres.rows], limits: postgres.limits };
   if (options.pglite) {
+    report.embedded = await embeddedMemory(options);
     const lite = await runPglite(
       options,
       all.filter((s) => PGLITE_SCENARIOS.includes(s.id)),

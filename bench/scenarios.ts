@@ -13,7 +13,10 @@ import {
 import { randomBytes } from 'node:crypto';
 import { createPasswords } from '../server/auth/passwords.js';
 import { tokenSettings } from '../server/auth/tokens.js';
-import { countQuery, latestQuery, pageQuery } from '../server/db/versions.js';
+import { randomUUID } from 'node:crypto';
+import type pg from 'pg';
+import { withoutUserInfo } from '../common/urls.js';
+import { countQuery, latestQuery, pageQuery, toRow } from '../server/db/versions.js';
 import { generateToken } from '../server/services/auth.js';
 import type { Actor, Services } from '../server/services/context.js';
 import { actorFromProjectToken } from '../server/services/tokens.js';
@@ -181,6 +184,60 @@ function loginScenario(): Scenario {
       return generateToken({ ...loginServices, db: db.knex }, { username: loginUser(i), password: LOGIN_PASSWORD }, 'bench');
     },
   };
+}
+
+const COORDINATES = ['project_name', 'branch', 'group_id', 'artifact_id', 'version'];
+
+/**
+ * The server's publish transaction on PostgreSQL (server/db/versions.ts, dialects/postgres.ts) sent
+ * straight through a `pg` pool as named prepared statements: for a latest record, the key's advisory
+ * lock, clearing the key's other latest flag and the upsert, in one transaction; otherwise the upsert
+ * alone. The statements are built by knex for each record, on this side of the measurement.
+ */
+export async function publishThroughPg(pool: pg.Pool, i: number): Promise<unknown> {
+  const record = VersionRecord.parse(publishedRecord(i));
+  const fields = {
+    projectName: record.projectName,
+    branch: record.branch,
+    groupId: record.artifact.groupId,
+    artifactId: record.artifact.artifactId,
+    version: record.artifact.version,
+    repositoryUrl: record.repositoryUrl ? withoutUserInfo(record.repositoryUrl, 'https?') : null,
+    creationDate: new Date(),
+    type: record.type ?? 'LIBRARY',
+    latestVersion: record.latestVersion ?? false,
+    description: record.description ?? null,
+  };
+  const row = { ...toRow(fields), updated_at: pgBuilder.fn.now(3) };
+  const upsert = pgBuilder('versions')
+    .insert({ ...row, uid: randomUUID() })
+    .onConflict(COORDINATES)
+    .merge(Object.keys(row))
+    .returning(['uid', pgBuilder.raw('(xmax = 0) as created')])
+    .toSQL()
+    .toNative();
+  if (!fields.latestVersion) return pool.query({ name: 'bench_upsert', text: upsert.sql, values: [...upsert.bindings] });
+  const clear = pgBuilder('versions')
+    .where({ project_name: fields.projectName, group_id: fields.groupId, artifact_id: fields.artifactId, branch: fields.branch, latest_version: true })
+    .whereNot('version', fields.version)
+    .update({ latest_version: false, updated_at: pgBuilder.fn.now(3) })
+    .toSQL()
+    .toNative();
+  const key = JSON.stringify([fields.projectName, fields.groupId, fields.artifactId, fields.branch]);
+  const client = await pool.connect();
+  try {
+    await client.query('begin');
+    await client.query({ name: 'bench_lock', text: 'select pg_advisory_xact_lock(hashtext($1))', values: [key] });
+    await client.query({ name: 'bench_clear', text: clear.sql, values: [...clear.bindings] });
+    const result = await client.query({ name: 'bench_upsert', text: upsert.sql, values: [...upsert.bindings] });
+    await client.query('commit');
+    return result;
+  } catch (error) {
+    await client.query('rollback').catch(() => {});
+    throw error;
+  } finally {
+    client.release();
+  }
 }
 
 /** The scenarios, their SQL written for this dialect. */

@@ -1,0 +1,76 @@
+// The hardest limit for reads: a server written with nothing but `node:http` and a `pg` pool of
+// the server's size, answering the benchmark's latest lookup and search with the same SQL as named
+// prepared statements, in its own process like the real server. It reads the query string and body
+// as any server must and shapes the rows into the same JSON answer, but validates nothing: the
+// statements and their values come from scenarios.ts through MINIMAL_STATEMENTS.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import pg from 'pg';
+import { toVersionInformation } from '../server/db/versions.js';
+
+interface Statement {
+  sql: string;
+  bindings: unknown[];
+}
+
+const statements = JSON.parse(process.env.MINIMAL_STATEMENTS ?? '{}') as {
+  latest?: Statement;
+  search?: { page: Statement; count: Statement; size: number; page_: number };
+};
+const pool = new pg.Pool({ connectionString: process.env.MINIMAL_PG_URL, max: Number(process.env.MINIMAL_POOL ?? 10) });
+
+function send(res: http.ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+async function latest(url: URL): Promise<unknown> {
+  const s = statements.latest!;
+  // The values a real handler would take from the query string.
+  void url.searchParams.get('groupId');
+  const result = await pool.query({ name: 'latest', text: s.sql, values: s.bindings });
+  return toVersionInformation(result.rows[0]);
+}
+
+async function search(body: string): Promise<unknown> {
+  const s = statements.search!;
+  if (body) JSON.parse(body);
+  const [rows, count] = await Promise.all([
+    pool.query({ name: 'page', text: s.page.sql, values: s.page.bindings }),
+    pool.query({ name: 'count', text: s.count.sql, values: s.count.bindings }),
+  ]);
+  const total = Number(count.rows[0]?.n ?? 0);
+  return {
+    versionInformation: rows.rows.map(toVersionInformation),
+    page: { totalElements: total, totalPages: Math.ceil(total / s.size), currentPage: s.page_, numberOfElements: rows.rows.length },
+  };
+}
+
+const server = http.createServer((req, res) => {
+  const chunks: Buffer[] = [];
+  req.on('data', (chunk: Buffer) => chunks.push(chunk));
+  req.on('end', () => {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const answer =
+      req.method === 'GET' && url.pathname === '/v1/repositories/latest'
+        ? latest(url)
+        : req.method === 'POST' && url.pathname === '/v1/repositories/search'
+          ? search(Buffer.concat(chunks).toString('utf8'))
+          : undefined;
+    if (!answer) return send(res, 404, { _status: false });
+    answer.then(
+      (body) => send(res, 200, body),
+      (error: Error) => send(res, 500, { _status: false, message: error.message }),
+    );
+  });
+});
+server.keepAliveTimeout = 65_000;
+server.listen(0, '127.0.0.1', () => {
+  process.stderr.write(`minimal listening on http://localhost:${(server.address() as AddressInfo).port}\n`);
+});
+process.once('SIGTERM', () => {
+  server.closeAllConnections();
+  server.close();
+  void pool.end();
+});
