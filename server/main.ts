@@ -31,6 +31,7 @@ export async function runServer(args: string[], env: NodeJS.ProcessEnv, io: Io):
     const log = createLogger(config.logLevel);
     const database = await openDatabase(config.db);
     close = database.close;
+    for (const warning of database.warnings) io.err(`warning: ${warning}`);
     const passwords = createPasswords(config.bcryptCost);
     const prepared = await prepareDatabase(database.db, config, passwords);
     const app = createApp({ db: database.db, config, log, secret: prepared.secret, passwords });

@@ -2,6 +2,7 @@
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { isMainThread } from 'node:worker_threads';
 import knexFactory, { type Knex } from 'knex';
 import { AppError } from '../../common/errors.js';
 import type { ServerConfig } from '../config.js';
@@ -14,6 +15,8 @@ export interface Database {
   db: Knex;
   /** For the start-up line: "embedded PGlite at /path" or "PostgreSQL repoadmin on host:5432". */
   description: string;
+  /** What the operator should know, for the start-up messages (a data folder that was open). */
+  warnings: string[];
   close(): Promise<void>;
 }
 
@@ -75,9 +78,42 @@ function describeConnectionError(error: unknown, config: ServerConfig['db']): st
   return `cannot connect to ${where}: ${reason}; check ${setting}`;
 }
 
+/**
+ * Makes the embedded database's folder readable by this user only: it holds the JWT secret and the
+ * password hashes (in its tables and its WAL). The folder is made 0700; whatever is in it loses its
+ * group and other bits; and the files PGlite creates from now on are made without them, whatever
+ * the umask (PGlite creates its files 0666 and leaves the rest to the umask). Returns a warning when
+ * an existing folder was open.
+ */
+export function protectDataDir(dir: string): string[] {
+  if (isMainThread) process.umask(process.umask(0o077) | 0o077);
+  const folder = fs.statSync(dir, { throwIfNoEntry: false });
+  if (!folder) {
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    return [];
+  }
+  let open = false;
+  const tighten = (file: string, mode: number) => {
+    if ((mode & 0o077) === 0) return;
+    open = true;
+    fs.chmodSync(file, mode & 0o700);
+  };
+  tighten(dir, folder.mode & 0o777);
+  for (const entry of fs.readdirSync(dir, { recursive: true }) as string[]) {
+    const file = path.join(dir, entry);
+    const stat = fs.lstatSync(file);
+    if (!stat.isSymbolicLink()) tighten(file, stat.mode & 0o777);
+  }
+  if (!open) return [];
+  return [
+    `the embedded database folder ${dir} was open to other users (mode ${(folder.mode & 0o777).toString(8)}): made it readable by this user only`,
+  ];
+}
+
 export async function openDatabase(config: ServerConfig['db']): Promise<Database> {
   if (config.kind === 'pglite') {
     const inMemory = config.dataDir === MEMORY;
+    const warnings = inMemory ? [] : protectDataDir(config.dataDir);
     const release = inMemory ? () => {} : lockDataDir(config.dataDir);
     try {
       const ClientPgLite = require('knex-pglite') as typeof Knex.Client;
@@ -87,9 +123,12 @@ export async function openDatabase(config: ServerConfig['db']): Promise<Database
         connection: inMemory ? {} : { filename: config.dataDir },
       } as Knex.Config);
       await db.raw('select 1');
+      // PGlite sets the modes of the files of a new database itself (0666): take them back.
+      if (!inMemory) protectDataDir(config.dataDir);
       return {
         db,
         description: inMemory ? 'embedded PGlite in memory' : `embedded PGlite at ${config.dataDir}`,
+        warnings,
         close: async () => {
           try {
             await db.destroy();
@@ -125,6 +164,7 @@ export async function openDatabase(config: ServerConfig['db']): Promise<Database
   return {
     db,
     description: `PostgreSQL database ${config.database} on ${config.host}:${config.port}`,
+    warnings: [],
     close: () => db.destroy(),
   };
 }
