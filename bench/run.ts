@@ -248,6 +248,8 @@ async function runPostgres(options: Options, list: Scenario[], floor: ReturnType
     user: decodeURIComponent(url.username || 'postgres'),
     password: decodeURIComponent(url.password),
     database: name,
+    connectTimeoutMs: 5_000,
+    statementTimeoutMs: 10_000,
     dataDir: MEMORY,
   };
   progress(`PostgreSQL: database ${name}, seeding ${options.records.toLocaleString('en')} records`);

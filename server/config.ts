@@ -20,6 +20,10 @@ export interface ServerConfig {
     database: string;
     /** Embedded database folder; `memory://` keeps it in memory (tests). */
     dataDir: string;
+    /** How long opening a connection to PostgreSQL may take. */
+    connectTimeoutMs: number;
+    /** How long one statement may run, on the server and, a little later, on the client side. */
+    statementTimeoutMs: number;
   };
   port: number;
   jwt: { secret?: string; ttlSeconds: number; issuer: string };
@@ -47,6 +51,8 @@ const SETTINGS = {
   dbPassword: { arg: 'repoadmin_db_password', env: ['REPO_MAN_DB_PASS'] },
   dbDatabase: { arg: 'repoadmin_db_database', env: ['REPO_MAN_DB_DATABASE'] },
   dataDir: { arg: 'repoadmin_data_dir', env: ['REPO_MAN_DATA_DIR'] },
+  dbConnectTimeout: { arg: 'repoadmin_db_connect_timeout', env: ['REPO_MAN_DB_CONNECT_TIMEOUT'] },
+  dbStatementTimeout: { arg: 'repoadmin_db_statement_timeout', env: ['REPO_MAN_DB_STATEMENT_TIMEOUT'] },
   port: { arg: 'port', env: ['REPO_MAN_PORT', 'PORT'] },
   jwtSecret: { arg: 'repoadmin_jwt_secret', env: ['REPO_MAN_JWT_SECRET'] },
   jwtTtl: { arg: 'repoadmin_jwt_ttl', env: ['REPO_MAN_JWT_TTL'] },
@@ -158,6 +164,8 @@ export function loadConfig(args: string[], env: NodeJS.ProcessEnv): ServerConfig
       password: str('dbPassword', 'repoadmin'),
       database: str('dbDatabase', 'repoadmin'),
       dataDir: str('dataDir', path.join(dataHome, 'repoadmin')),
+      connectTimeoutMs: int('dbConnectTimeout', 5, 1, 600) * 1000,
+      statementTimeoutMs: int('dbStatementTimeout', 10, 1, 3600) * 1000,
     },
     port: int('port', 9090, 0, 65535),
     jwt: {

@@ -6,6 +6,7 @@ import { isMainThread } from 'node:worker_threads';
 import knexFactory, { type Knex } from 'knex';
 import { AppError } from '../../common/errors.js';
 import type { ServerConfig } from '../config.js';
+import { CLIENT_TIMEOUT, within } from './faults.js';
 import { lockDataDir } from './lock.js';
 import { MIGRATION_CONFIG } from './migrations/index.js';
 
@@ -21,6 +22,9 @@ export interface Database {
 }
 
 export const MEMORY = 'memory://';
+
+/** How much longer than the server's statement_timeout the client waits for an answer. */
+const CLIENT_MARGIN_MS = 1_000;
 
 /** Loads a driver module, from the driver folder first, then from the bundled modules. */
 function loadDriver(name: string, driverPath: string | undefined): unknown {
@@ -47,11 +51,36 @@ function loadDriver(name: string, driverPath: string | undefined): unknown {
   }
 }
 
-function postgresClient(driver: unknown): typeof Knex.Client {
+/** The parts of a node-postgres client that the client-side timeout reaches into. */
+interface PgConnection {
+  __knex__disposed?: unknown;
+  connection?: { stream?: { destroy(error?: Error): void } };
+}
+
+/**
+ * knex's PostgreSQL client with our driver module, and a client-side bound on every statement: a
+ * database that stops answering (packets dropped, no reset) would otherwise hold the request until
+ * TCP gives up, many minutes later. The server's own statement_timeout fires first when it can
+ * answer; when the answer has not come `limitMs` after that, the connection is destroyed (its
+ * socket is in an unknown state) and marked so the pool does not hand it out again.
+ */
+function postgresClient(driver: unknown, limitMs: number): typeof Knex.Client {
   const ClientPG = require('knex/lib/dialects/postgres/index.js') as typeof Knex.Client;
   return class ClientWithDriver extends ClientPG {
     _driver() {
       return driver;
+    }
+
+    _query(connection: PgConnection, obj: unknown): Promise<unknown> {
+      const query = (ClientPG.prototype as unknown as { _query(c: PgConnection, o: unknown): Promise<unknown> })._query;
+      const running = query.call(this, connection, obj);
+      return within(running, limitMs, () => {
+        const error = Object.assign(new Error(`the database did not answer within ${limitMs} ms`), { code: CLIENT_TIMEOUT });
+        connection.__knex__disposed = error;
+        connection.connection?.stream?.destroy();
+        running.catch(() => {});
+        return error;
+      });
     }
   } as unknown as typeof Knex.Client;
 }
@@ -121,6 +150,7 @@ export async function openDatabase(config: ServerConfig['db']): Promise<Database
         client: ClientPgLite,
         dialect: 'postgres',
         connection: inMemory ? {} : { filename: config.dataDir },
+        compileSqlOnError: false,
       } as Knex.Config);
       await db.raw('select 1');
       // PGlite sets the modes of the files of a new database itself (0666): take them back.
@@ -144,16 +174,24 @@ export async function openDatabase(config: ServerConfig['db']): Promise<Database
   }
 
   const db = knexFactory({
-    client: postgresClient(loadDriver(config.driver, config.driverPath)),
+    client: postgresClient(loadDriver(config.driver, config.driverPath), config.statementTimeoutMs + CLIENT_MARGIN_MS),
     connection: {
       host: config.host,
       port: config.port,
       user: config.user,
       password: config.password,
       database: config.database,
-      connectionTimeoutMillis: 10_000,
+      // Connecting (TCP, TLS, start-up, authentication) until the server is ready for a query.
+      connectionTimeoutMillis: config.connectTimeoutMs,
+      // On the server: a statement running longer is cancelled (57014).
+      statement_timeout: config.statementTimeoutMs,
+      keepAlive: true,
     },
-    pool: { min: 0, max: 10, acquireTimeoutMillis: 15_000 },
+    // Waiting for a pool connection, which includes opening one: a request never waits longer.
+    acquireConnectionTimeout: config.connectTimeoutMs,
+    // Errors name the statement without its values (which may be password hashes or tokens).
+    compileSqlOnError: false,
+    pool: { min: 0, max: 10 },
   } as Knex.Config);
   try {
     await db.raw('select 1');

@@ -5,6 +5,7 @@ import { formatCreationDate } from '../../common/dates.js';
 import { AppError } from '../../common/errors.js';
 import type { Paging, SearchFilters, SortField, VersionInformation } from '../../common/schemas/repositories.js';
 import { versionKey } from '../../common/version-key.js';
+import { retryConflicts } from './faults.js';
 import { toDate, toNumber } from './rows.js';
 
 type Db = Knex | Knex.Transaction;
@@ -84,45 +85,78 @@ export function toRow(fields: VersionFields): Record<string, unknown> {
   };
 }
 
-const COORDINATE_COLUMNS = ['project_name', 'branch', 'group_id', 'artifact_id', 'version'];
+/** The key whose publishes take turns: the latest flag and the summary counts live within it. */
+function publishKey(fields: VersionFields): string {
+  return JSON.stringify([fields.projectName, fields.groupId, fields.artifactId, fields.branch]);
+}
 
 /**
  * Inserts the record, or replaces the one of the same coordinates keeping its uid, in one
  * statement. `xmax = 0` holds for a row this statement inserted, not for one it updated.
+ *
+ * The statement first takes the transaction-scoped advisory lock of the record's key, so every
+ * publish of a key, latest or not, changes that key's rows (records and their summary counts) in
+ * turn. Two publishes of different keys share no row, so publishes never wait for each other in
+ * a circle: without the lock, two publishes that each created a summary row wanted the other's
+ * (a deadlock, 40P01). The values are cast because a SELECT does not take its types from the
+ * target columns as VALUES does.
  */
 async function upsertRow(db: Db, fields: VersionFields): Promise<{ uid: string; created: boolean }> {
-  const replaced = { ...toRow(fields), updated_at: db.fn.now() };
-  const rows = await db('versions')
-    .insert({ ...replaced, uid: randomUUID() })
-    .onConflict(COORDINATE_COLUMNS)
-    .merge(Object.keys(replaced))
-    .returning(['uid', db.raw('(xmax = 0) as created')]);
-  const row = rows[0] as { uid: string; created: boolean };
-  return { uid: String(row.uid), created: Boolean(row.created) };
+  const row = toRow(fields);
+  const result = await db.raw(
+    `with key_lock as (select pg_advisory_xact_lock(hashtext(?)))
+     insert into versions (uid, project_name, branch, group_id, artifact_id, version, version_key,
+                           repository_url, creation_date, type, latest_version, description, updated_at)
+     select ?::uuid, ?, ?, ?, ?, ?, ?, ?, ?::timestamptz, ?, ?::boolean, ?, now() from key_lock
+     on conflict (project_name, branch, group_id, artifact_id, version) do update set
+       version_key = excluded.version_key, repository_url = excluded.repository_url,
+       creation_date = excluded.creation_date, type = excluded.type,
+       latest_version = excluded.latest_version, description = excluded.description,
+       updated_at = excluded.updated_at
+     returning uid, (xmax = 0) as created`,
+    [
+      publishKey(fields),
+      randomUUID(),
+      row.project_name,
+      row.branch,
+      row.group_id,
+      row.artifact_id,
+      row.version,
+      row.version_key,
+      row.repository_url,
+      row.creation_date,
+      row.type,
+      row.latest_version,
+      row.description,
+    ] as Knex.RawBinding[],
+  );
+  const inserted = (result as { rows: { uid: string; created: boolean }[] }).rows[0]!;
+  return { uid: String(inserted.uid), created: Boolean(inserted.created) };
 }
 
 /**
  * Inserts or replaces the record of these coordinates. With `latestVersion` it becomes the only
- * latest record of its key, in the same transaction; publishes that move the latest flag of one
- * key are serialised by a transaction-scoped advisory lock, so concurrent publishers never fight.
+ * latest record of its key, in the same transaction, which takes the key's lock before it reads.
+ * A deadlock or serialization failure all the same (another writer, a future query) is retried.
  */
 export async function upsertVersion(db: Knex, fields: VersionFields): Promise<{ uid: string; created: boolean }> {
-  if (!fields.latestVersion) return upsertRow(db, fields);
-  return db.transaction(async (trx) => {
-    const key = JSON.stringify([fields.projectName, fields.groupId, fields.artifactId, fields.branch]);
-    await trx.raw('select pg_advisory_xact_lock(hashtext(?))', [key]);
-    await trx('versions')
-      .where({
-        project_name: fields.projectName,
-        group_id: fields.groupId,
-        artifact_id: fields.artifactId,
-        branch: fields.branch,
-        latest_version: true,
-      })
-      .whereNot('version', fields.version)
-      .update({ latest_version: false, updated_at: trx.fn.now() });
-    return upsertRow(trx, fields);
-  });
+  if (!fields.latestVersion) return retryConflicts(() => upsertRow(db, fields));
+  return retryConflicts(() =>
+    db.transaction(async (trx) => {
+      await trx.raw('select pg_advisory_xact_lock(hashtext(?))', [publishKey(fields)]);
+      await trx('versions')
+        .where({
+          project_name: fields.projectName,
+          group_id: fields.groupId,
+          artifact_id: fields.artifactId,
+          branch: fields.branch,
+          latest_version: true,
+        })
+        .whereNot('version', fields.version)
+        .update({ latest_version: false, updated_at: trx.fn.now() });
+      return upsertRow(trx, fields);
+    }),
+  );
 }
 
 /**
