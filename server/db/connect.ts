@@ -26,6 +26,13 @@ export const MEMORY = 'memory://';
 /** How much longer than the server's statement_timeout the client waits for an answer. */
 const CLIENT_MARGIN_MS = 1_000;
 
+/**
+ * knex's own messages ("Acquire connection error" with a stack, "Connection Error") go to the
+ * console once per failed connection: during an outage that is a stack trace per request. The
+ * failure reaches the request that met it, and the outage is logged once (server/db/outage.ts).
+ */
+const QUIET = { warn() {}, error() {}, debug() {}, deprecate() {} };
+
 /** Loads a driver module, from the driver folder first, then from the bundled modules. */
 function loadDriver(name: string, driverPath: string | undefined): unknown {
   if (driverPath) {
@@ -151,6 +158,7 @@ export async function openDatabase(config: ServerConfig['db']): Promise<Database
         dialect: 'postgres',
         connection: inMemory ? {} : { filename: config.dataDir },
         compileSqlOnError: false,
+        log: QUIET,
       } as Knex.Config);
       await db.raw('select 1');
       // PGlite sets the modes of the files of a new database itself (0666): take them back.
@@ -191,6 +199,7 @@ export async function openDatabase(config: ServerConfig['db']): Promise<Database
     acquireConnectionTimeout: config.connectTimeoutMs,
     // Errors name the statement without its values (which may be password hashes or tokens).
     compileSqlOnError: false,
+    log: QUIET,
     pool: { min: 0, max: 10 },
   } as Knex.Config);
   try {
