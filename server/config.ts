@@ -34,6 +34,8 @@ export interface ServerConfig {
   trustProxy: boolean;
   metrics: boolean;
   logLevel: string;
+  /** What the operator should know at start (secrets given where other users can read them). */
+  warnings: string[];
 }
 
 interface Setting {
@@ -66,6 +68,9 @@ const SETTINGS = {
 } satisfies Record<string, Setting>;
 
 type SettingName = keyof typeof SETTINGS;
+
+/** Settings that are secrets: as startup arguments, every local user sees them in `ps`. */
+const SECRETS: SettingName[] = ['dbPassword', 'jwtSecret', 'adminPassword'];
 
 const KINDS: Record<string, DbKind> = { pglite: 'pglite', postgres: 'postgres', postgresql: 'postgres' };
 /** Driver names the older Java service documented, mapped to their Node modules. */
@@ -179,5 +184,8 @@ export function loadConfig(args: string[], env: NodeJS.ProcessEnv): ServerConfig
     trustProxy: bool('trustProxy', false),
     metrics: bool('metrics', true),
     logLevel,
+    warnings: SECRETS.filter((name) => argValues.has(SETTINGS[name].arg)).map(
+      (name) => `--${SETTINGS[name].arg} is visible to every local user (ps, /proc): set ${SETTINGS[name].env[0]} in the environment instead`,
+    ),
   };
 }

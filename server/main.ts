@@ -30,6 +30,7 @@ export async function runServer(args: string[], env: NodeJS.ProcessEnv, io: Io):
   try {
     const config = loadConfig(args, env);
     const log = createLogger(config.logLevel);
+    for (const warning of config.warnings) io.err(`warning: ${warning}`);
     const database = await openDatabase(config.db);
     close = database.close;
     for (const warning of database.warnings) io.err(`warning: ${warning}`);
