@@ -8,6 +8,8 @@ import { cleanEnv, startServerProcess, tempDir } from '../helpers/process.js';
 const WORKERS = 8;
 const KEYS = 4;
 const ADMIN_PASSWORD = 'crash-admin-pw';
+/** Start-up after a crash replays the embedded database's WAL: slow on a busy machine. */
+const STARTUP_MS = 90_000;
 
 interface Acknowledged {
   uid: string;
@@ -77,7 +79,7 @@ describe.each(dbKinds())('kill -9 under publish load on %s', (kind) => {
     try {
       const acknowledged: Acknowledged[] = [];
       for (let round = 1; round <= 2; round++) {
-        const server = await startServerProcess([], cleanEnv(env));
+        const server = await startServerProcess([], cleanEnv(env), STARTUP_MS);
         try {
           const token = await login(server.url);
           acknowledged.push(...(await publishUntilKilled(server.url, token, round, () => server.child.kill('SIGKILL'))));
@@ -86,7 +88,7 @@ describe.each(dbKinds())('kill -9 under publish load on %s', (kind) => {
         }
       }
 
-      const server = await startServerProcess([], cleanEnv(env));
+      const server = await startServerProcess([], cleanEnv(env), STARTUP_MS);
       try {
         const missing: string[] = [];
         for (let i = 0; i < acknowledged.length; i += 50) {
@@ -115,5 +117,5 @@ describe.each(dbKinds())('kill -9 under publish load on %s', (kind) => {
     } finally {
       await database?.drop();
     }
-  }, 120_000);
+  }, 240_000);
 });

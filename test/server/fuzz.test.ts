@@ -10,7 +10,7 @@ import { dbKinds } from '../helpers/db.js';
 import { ADMIN_PASSWORD, DEFAULT_ADMIN_ID, type TestServer, startTestServer } from '../helpers/server.js';
 
 const SEED = Number(process.env.REPOADMIN_FUZZ_SEED ?? 20261123);
-const RUNS = Number(process.env.REPOADMIN_FUZZ_RUNS ?? 600);
+const RUNS = Number(process.env.REPOADMIN_FUZZ_RUNS ?? 1000);
 const JWT_SECRET = 'fuzz-jwt-secret-that-must-never-be-shown-0123456789';
 
 /** Route templates; `{id}` is replaced by a fuzzed path segment. */
@@ -70,6 +70,20 @@ const body = fc.oneof(
   fc.constantFrom('', '{', '{"a":', '[]', 'null', '"x"', '{"__proto__": {"admin": true}}', '{"constructor": {"prototype": {}}}'),
   fc.constant(undefined),
 );
+/** A body each route accepts, so that a mutation of one field gets past the others to the service. */
+const VALID: Record<string, Record<string, unknown>> = {
+  '/v1/authentication/generate-token': { username: 'admin', password: 'wrong-password' },
+  '/v1/users': { username: 'fuzzed', password: 'fuzzed-password', projectName: 'fuzz', role: 'ROLE_USER' },
+  '/v1/users/{id}/password': { password: 'another-password' },
+  '/v1/repositories': {
+    projectName: 'fuzz', branch: 'main', artifact: { groupId: 'fuzz', artifactId: 'lib', version: '1.0.0' },
+    repositoryUrl: 'https://git.example.com/fuzz.git', creationDate: '2019-03-02T20:30:35.420+0000', type: 'LIBRARY', latestVersion: true, description: '**x**',
+  },
+  '/v1/repositories/search': { groupId: 'fuzz', artifactId: 'lib', latestVersion: true },
+};
+const mutated = (route: string) =>
+  fc.dictionary(fc.constantFrom(...Object.keys(VALID[route] ?? { x: 1 })), oddValue, { minKeys: 1, maxKeys: 2 }).map((changes) => JSON.stringify({ ...VALID[route], ...changes }));
+
 const query = fc.array(fc.tuple(fc.oneof(fc.constantFrom(...QUERY_NAMES), fc.string({ maxLength: 6 })), oddString), { maxLength: 5 });
 /** Header values Node can send: visible ASCII, spaces and tabs. */
 const headerText = fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)), maxLength: 300 });
@@ -120,16 +134,25 @@ describe.each(dbKinds())('fuzzing every route on %s', (kind) => {
 
   it(`answers ${RUNS} fuzzed requests without a 5xx, a stack trace, SQL or a secret`, async () => {
     const request: fc.Arbitrary<Request> = fc
-      .record({
-        route: fc.constantFrom(...ROUTES),
+      .constantFrom(...ROUTES)
+      .chain((route) => fc.record({
+        route: fc.constant(route),
         id: fc.oneof(fc.uuid(), fc.constantFrom('fuzz-user', DEFAULT_ADMIN_ID.toUpperCase(), '..%2F..%2Fpackage.json', '%00', '%E0%A4%A'), oddString.map(pathSegment)),
         query,
-        body,
-        contentType: fc.option(fc.oneof(fc.constantFrom('application/json', 'application/json; charset=utf-8', 'text/plain', 'application/x-www-form-urlencoded', 'application/json; charset=latin1', 'multipart/form-data; boundary=x'), headerText), { nil: undefined }),
-        authorization: fc.option(fc.oneof(fc.constantFrom('admin', 'user', 'bearer '), headerText.map((t) => `Bearer ${t}`), headerText), { nil: undefined }),
+        body: fc.oneof(body, mutated(route[1]), fc.constant(VALID[route[1]] && JSON.stringify(VALID[route[1]]))),
+        contentType: fc.oneof(
+          { weight: 4, arbitrary: fc.constant('application/json') },
+          { weight: 1, arbitrary: fc.constant(undefined) },
+          { weight: 2, arbitrary: fc.oneof(fc.constantFrom('application/json; charset=utf-8', 'text/plain', 'application/x-www-form-urlencoded', 'application/json; charset=latin1', 'multipart/form-data; boundary=x'), headerText) },
+        ),
+        authorization: fc.oneof(
+          { weight: 3, arbitrary: fc.constant('admin') },
+          { weight: 1, arbitrary: fc.constant(undefined) },
+          { weight: 2, arbitrary: fc.oneof(fc.constantFrom('bearer ', 'Basic YWRtaW46cGFzc3dvcmQ='), headerText.map((t) => `Bearer ${t}`), headerText) },
+        ),
         forwardedFor: fc.option(fc.oneof(headerText, fc.constantFrom('203.0.113.9', '2001:db8::1, 10.0.0.1', 'x'.repeat(300), `${'9'.repeat(256)}, 10.0.0.1`)), { nil: undefined }),
         requestId: fc.option(headerText, { nil: undefined }),
-      })
+      }))
       .map(({ route, id, query: pairs, body: text, contentType, authorization, forwardedFor, requestId }) => {
         const search = new URLSearchParams();
         for (const [k, v] of pairs) search.append(k, v);
