@@ -146,6 +146,32 @@ describe.runIf(pgAvailable())('a failing PostgreSQL', () => {
       }
     }, 60_000);
 
+    it('a statement held up longer than the statement timeout is cancelled by PostgreSQL (57014): 503, then served again', async () => {
+      const base = await createTestDatabase('postgres');
+      const server = await startTestServer({ kind: 'postgres', database: { ...base, settings: { ...base.settings, statementTimeoutMs: 2_000 } } });
+      const { host, port, user, password, database } = base.settings;
+      const other = knexFactory({ client: 'pg', connection: { host, port, user, password, database }, pool: { min: 0, max: 1 } });
+      try {
+        // Another session holds the table: every statement on it waits until the timeout.
+        const lock = await other.transaction();
+        await lock.raw('lock table versions in access exclusive mode');
+        try {
+          const search = await timed(server.request('POST', '/v1/repositories/search', { body: {} }));
+          expectUnavailable(search.value);
+          expect(search.ms).toBeGreaterThan(1_500);
+          expect(search.ms).toBeLessThan(2_000 + 1_000);
+          expect(outageLines(server).join('\n')).toContain('"reason":"57014: canceling statement due to statement timeout"');
+        } finally {
+          await lock.rollback();
+        }
+        expect((await server.request('POST', '/v1/repositories/search', { body: {} })).status).toBe(200);
+      } finally {
+        await other.destroy();
+        await server.close();
+        await base.drop();
+      }
+    }, 60_000);
+
     it('a role over its connection limit (53300) or no longer allowed to log in (28000) answers 503', async () => {
       const role = `repoadmin_r_${randomBytes(4).toString('hex')}`;
       const name = `repoadmin_t_${randomBytes(6).toString('hex')}`;
