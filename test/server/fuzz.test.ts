@@ -10,7 +10,7 @@ import { dbKinds } from '../helpers/db.js';
 import { ADMIN_PASSWORD, DEFAULT_ADMIN_ID, type TestServer, startTestServer } from '../helpers/server.js';
 
 const SEED = Number(process.env.REPOADMIN_FUZZ_SEED ?? 20261123);
-const RUNS = Number(process.env.REPOADMIN_FUZZ_RUNS ?? 1000);
+const RUNS = Number(process.env.REPOADMIN_FUZZ_RUNS ?? 500);
 const JWT_SECRET = 'fuzz-jwt-secret-that-must-never-be-shown-0123456789';
 
 /** Route templates; `{id}` is replaced by a fuzzed path segment. */
