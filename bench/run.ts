@@ -313,6 +313,8 @@ async function runPostgres(options: Options, list: Scenario[], floor: ReturnType
     user: decodeURIComponent(url.username || 'postgres'),
     password: decodeURIComponent(url.password),
     database: name,
+    connectTimeoutMs: 5_000,
+    statementTimeoutMs: 10_000,
     dataDir: MEMORY,
   };
   progress(`PostgreSQL: database ${name}, seeding ${options.records.toLocaleString('en')} records`);
@@ -539,7 +541,7 @@ async function runMysql(url: URL, options: Options, list: Scenario[], floor: Ret
       await client.end();
     }
   });
-  const settings: ServerConfig['db'] = { kind: 'mysql', driver: 'mysql2', ...server, database: name, dataDir: MEMORY };
+  const settings: ServerConfig['db'] = { kind: 'mysql', driver: 'mysql2', ...server, database: name, dataDir: MEMORY, connectTimeoutMs: 5_000, statementTimeoutMs: 10_000 };
   const opened = await openDatabase(settings);
   cleanups.push(() => opened.close());
   const database = opened.description.split(' database ')[0]!;

@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import { createPasswords, type Passwords } from './auth/passwords.js';
 import { tokenSettings } from './auth/tokens.js';
 import type { ServerConfig } from './config.js';
+import { trackOutages } from './db/outage.js';
 import { createMetrics, metricsEndpoint } from './metrics.js';
 import { accessLog } from './middleware/access-log.js';
 import { errors } from './middleware/errors.js';
@@ -64,7 +65,7 @@ export function createApp(options: AppOptions): Koa {
   app.use(requestId());
   if (metrics) app.use(httpMetrics(metrics));
   app.use(accessLog(options.log));
-  app.use(errors(options.log));
+  app.use(errors(options.log, trackOutages(options.db, options.log)));
   app.use(publicFiles(options.publicDir ?? PUBLIC_DIR));
   app.use(router.routes());
   app.use(router.allowedMethods());

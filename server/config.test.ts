@@ -44,4 +44,19 @@ describe('loadConfig', () => {
   it('rejects loose numbers from the environment too', () => {
     expect(() => loadConfig([], { REPO_MAN_BCRYPT_COST: '0x5' })).toThrow(/REPO_MAN_BCRYPT_COST must be a whole number/);
   });
+
+  it('takes the database timeouts in seconds, 5 and 10 by default', () => {
+    expect(loadConfig([], {}).db).toMatchObject({ connectTimeoutMs: 5_000, statementTimeoutMs: 10_000 });
+    expect(loadConfig(['--repoadmin_db_connect_timeout', '2'], { REPO_MAN_DB_STATEMENT_TIMEOUT: '30' }).db).toMatchObject({ connectTimeoutMs: 2_000, statementTimeoutMs: 30_000 });
+    expect(() => loadConfig([], { REPO_MAN_DB_CONNECT_TIMEOUT: '0' })).toThrow(/REPO_MAN_DB_CONNECT_TIMEOUT must be a whole number from 1 to 600/);
+  });
+
+  it('warns when a secret is a startup argument, which every local user can read in ps', () => {
+    const config = loadConfig(['--repoadmin_db_password', 'db-secret', '--repoadmin_jwt_secret', 'x'.repeat(32)], { REPO_MAN_ADMIN_PASSWORD: 'an-admin-secret' });
+    expect(config.warnings).toEqual([
+      '--repoadmin_db_password is visible to every local user (ps, /proc): set REPO_MAN_DB_PASS in the environment instead',
+      '--repoadmin_jwt_secret is visible to every local user (ps, /proc): set REPO_MAN_JWT_SECRET in the environment instead',
+    ]);
+    expect(loadConfig([], { REPO_MAN_DB_PASS: 'db-secret' }).warnings).toEqual([]);
+  });
 });

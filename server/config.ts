@@ -21,6 +21,10 @@ export interface ServerConfig {
     database: string;
     /** Embedded database folder; `memory://` keeps it in memory (tests). */
     dataDir: string;
+    /** How long opening a connection to PostgreSQL may take. */
+    connectTimeoutMs: number;
+    /** How long one statement may run, on the server and, a little later, on the client side. */
+    statementTimeoutMs: number;
   };
   port: number;
   jwt: { secret?: string; ttlSeconds: number; issuer: string };
@@ -31,6 +35,8 @@ export interface ServerConfig {
   trustProxy: boolean;
   metrics: boolean;
   logLevel: string;
+  /** What the operator should know at start (secrets given where other users can read them). */
+  warnings: string[];
 }
 
 interface Setting {
@@ -48,6 +54,8 @@ const SETTINGS = {
   dbPassword: { arg: 'repoadmin_db_password', env: ['REPO_MAN_DB_PASS'] },
   dbDatabase: { arg: 'repoadmin_db_database', env: ['REPO_MAN_DB_DATABASE'] },
   dataDir: { arg: 'repoadmin_data_dir', env: ['REPO_MAN_DATA_DIR'] },
+  dbConnectTimeout: { arg: 'repoadmin_db_connect_timeout', env: ['REPO_MAN_DB_CONNECT_TIMEOUT'] },
+  dbStatementTimeout: { arg: 'repoadmin_db_statement_timeout', env: ['REPO_MAN_DB_STATEMENT_TIMEOUT'] },
   port: { arg: 'port', env: ['REPO_MAN_PORT', 'PORT'] },
   jwtSecret: { arg: 'repoadmin_jwt_secret', env: ['REPO_MAN_JWT_SECRET'] },
   jwtTtl: { arg: 'repoadmin_jwt_ttl', env: ['REPO_MAN_JWT_TTL'] },
@@ -61,6 +69,9 @@ const SETTINGS = {
 } satisfies Record<string, Setting>;
 
 type SettingName = keyof typeof SETTINGS;
+
+/** Settings that are secrets: as startup arguments, every local user sees them in `ps`. */
+const SECRETS: SettingName[] = ['dbPassword', 'jwtSecret', 'adminPassword'];
 
 const KINDS: Record<string, DbKind> = {
   pglite: 'pglite',
@@ -173,6 +184,8 @@ export function loadConfig(args: string[], env: NodeJS.ProcessEnv): ServerConfig
       password: str('dbPassword', env.REPO_MAN_DB_PASS === '' ? '' : 'repoadmin'),
       database: str('dbDatabase', 'repoadmin'),
       dataDir: str('dataDir', path.join(dataHome, 'repoadmin')),
+      connectTimeoutMs: int('dbConnectTimeout', 5, 1, 600) * 1000,
+      statementTimeoutMs: int('dbStatementTimeout', 10, 1, 3600) * 1000,
     },
     port: int('port', 9090, 0, 65535),
     jwt: {
@@ -186,5 +199,8 @@ export function loadConfig(args: string[], env: NodeJS.ProcessEnv): ServerConfig
     trustProxy: bool('trustProxy', false),
     metrics: bool('metrics', true),
     logLevel,
+    warnings: SECRETS.filter((name) => argValues.has(SETTINGS[name].arg)).map(
+      (name) => `--${SETTINGS[name].arg} is visible to every local user (ps, /proc): set ${SETTINGS[name].env[0]} in the environment instead`,
+    ),
   };
 }

@@ -4,6 +4,7 @@ import type { Io } from '../cli/deps.js';
 import { EXIT_CODE, isAppError } from '../common/errors.js';
 import { createApp } from './app.js';
 import { createPasswords } from './auth/passwords.js';
+import { createHttpServer } from './http-server.js';
 import { loadConfig } from './config.js';
 import { openDatabase } from './db/connect.js';
 import { createLogger } from './log.js';
@@ -29,14 +30,15 @@ export async function runServer(args: string[], env: NodeJS.ProcessEnv, io: Io):
   try {
     const config = loadConfig(args, env);
     const log = createLogger(config.logLevel);
+    for (const warning of config.warnings) io.err(`warning: ${warning}`);
     const database = await openDatabase(config.db);
     close = database.close;
+    for (const warning of database.warnings) io.err(`warning: ${warning}`);
     const passwords = createPasswords(config.bcryptCost);
     const prepared = await prepareDatabase(database.db, config, passwords);
     const app = createApp({ db: database.db, config, log, secret: prepared.secret, passwords });
 
-    const server = http.createServer(app.callback());
-    server.keepAliveTimeout = 65_000;
+    const server = createHttpServer(app.callback());
     // Listen for stop signals before anyone can learn the address and send one.
     const stopSignal = new Promise<string>((resolve) => {
       process.once('SIGTERM', () => resolve('SIGTERM'));

@@ -7,7 +7,7 @@ export const TokenRequest = z
   .object({
     username: z.string().min(1, 'must not be empty').max(100, 'at most 100 characters').regex(NO_NUL, NO_NUL_MESSAGE),
     /** Checked against the stored hash only; the password rules apply when one is set. */
-    password: z.string().min(1, 'must not be empty').max(1024, 'at most 1024 characters'),
+    password: z.string().min(1, 'must not be empty').max(1024, 'at most 1024 characters').regex(NO_NUL, NO_NUL_MESSAGE),
   })
   .meta({ id: 'TokenRequest' });
 export type TokenRequest = z.infer<typeof TokenRequest>;

@@ -15,14 +15,24 @@ export const PASSWORD_MAX_BYTES = 72;
 export const Username = text(USERNAME_MAX).regex(/^[A-Za-z0-9._@-]+$/, 'only letters, digits and . _ @ -');
 export const ProjectName = text(PROJECT_NAME_MAX);
 
+/** The first administrator's documented password: it may never be set again. */
+export const FIRST_PASSWORD = 'password';
+
+/** bcrypt stops at a NUL (every run of NULs would match); no control character is typed on purpose. */
+const NO_CONTROL = /^[^\u0000-\u001f\u007f-\u009f]*$/;
+
 export const Password = z
   .string()
   .refine((p) => Buffer.byteLength(p, 'utf8') >= PASSWORD_MIN_BYTES, `at least ${PASSWORD_MIN_BYTES} bytes`)
-  .refine((p) => Buffer.byteLength(p, 'utf8') <= PASSWORD_MAX_BYTES, `at most ${PASSWORD_MAX_BYTES} bytes`);
+  .refine((p) => Buffer.byteLength(p, 'utf8') <= PASSWORD_MAX_BYTES, `at most ${PASSWORD_MAX_BYTES} bytes`)
+  .regex(NO_CONTROL, 'must not contain control characters');
 
-/** Explains a password that breaks the rules, or returns null. */
+/** A password that replaces another: the password rules, and never the documented first one. */
+export const NewPassword = Password.refine((p) => p !== FIRST_PASSWORD, `must not be the documented first password "${FIRST_PASSWORD}"`);
+
+/** Explains a password that breaks the rules of a new password, or returns null. */
 export function passwordProblem(password: string): string | null {
-  const result = Password.safeParse(password);
+  const result = NewPassword.safeParse(password);
   return result.success ? null : (result.error.issues[0]?.message ?? 'invalid');
 }
 
@@ -36,7 +46,7 @@ export const UserCreateRequest = z
   .meta({ id: 'UserCreateRequest' });
 export type UserCreateRequest = z.infer<typeof UserCreateRequest>;
 
-export const PasswordChangeRequest = z.object({ password: Password }).meta({ id: 'PasswordChangeRequest' });
+export const PasswordChangeRequest = z.object({ password: NewPassword }).meta({ id: 'PasswordChangeRequest' });
 export type PasswordChangeRequest = z.infer<typeof PasswordChangeRequest>;
 
 export const UserResult = z

@@ -3,10 +3,13 @@
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { isMainThread } from 'node:worker_threads';
 import knexFactory, { type Knex } from 'knex';
 import { AppError } from '../../common/errors.js';
 import type { ServerConfig } from '../config.js';
 import { describeMysqlConnectionError, mysqlKnex, serverName } from './dialects/mysql.js';
+import { CLIENT_TIMEOUT } from './dialects/postgres.js';
+import { within } from './faults.js';
 import { lockDataDir } from './lock.js';
 import { MIGRATION_CONFIG } from './migrations/index.js';
 
@@ -16,10 +19,22 @@ export interface Database {
   db: Knex;
   /** For the start-up line: "embedded PGlite at /path" or "PostgreSQL repoadmin on host:5432". */
   description: string;
+  /** What the operator should know, for the start-up messages (a data folder that was open). */
+  warnings: string[];
   close(): Promise<void>;
 }
 
 export const MEMORY = 'memory://';
+
+/** How much longer than the server's statement_timeout the client waits for an answer. */
+const CLIENT_MARGIN_MS = 1_000;
+
+/**
+ * knex's own messages ("Acquire connection error" with a stack, "Connection Error") go to the
+ * console once per failed connection: during an outage that is a stack trace per request. The
+ * failure reaches the request that met it, and the outage is logged once (server/db/outage.ts).
+ */
+const QUIET = { warn() {}, error() {}, debug() {}, deprecate() {} };
 
 /**
  * Loads a driver module: from the driver folder first, then from the working directory, then from
@@ -55,11 +70,36 @@ function loadDriver(name: string, driverPath: string | undefined): unknown {
   }
 }
 
-function postgresClient(driver: unknown): typeof Knex.Client {
+/** The parts of a node-postgres client that the client-side timeout reaches into. */
+interface PgConnection {
+  __knex__disposed?: unknown;
+  connection?: { stream?: { destroy(error?: Error): void } };
+}
+
+/**
+ * knex's PostgreSQL client with our driver module, and a client-side bound on every statement: a
+ * database that stops answering (packets dropped, no reset) would otherwise hold the request until
+ * TCP gives up, many minutes later. The server's own statement_timeout fires first when it can
+ * answer; when the answer has not come `limitMs` after that, the connection is destroyed (its
+ * socket is in an unknown state) and marked so the pool does not hand it out again.
+ */
+function postgresClient(driver: unknown, limitMs: number): typeof Knex.Client {
   const ClientPG = require('knex/lib/dialects/postgres/index.js') as typeof Knex.Client;
   return class ClientWithDriver extends ClientPG {
     _driver() {
       return driver;
+    }
+
+    _query(connection: PgConnection, obj: unknown): Promise<unknown> {
+      const query = (ClientPG.prototype as unknown as { _query(c: PgConnection, o: unknown): Promise<unknown> })._query;
+      const running = query.call(this, connection, obj);
+      return within(running, limitMs, () => {
+        const error = Object.assign(new Error(`the database did not answer within ${limitMs} ms`), { code: CLIENT_TIMEOUT });
+        connection.__knex__disposed = error;
+        connection.connection?.stream?.destroy();
+        running.catch(() => {});
+        return error;
+      });
     }
   } as unknown as typeof Knex.Client;
 }
@@ -86,9 +126,42 @@ function describeConnectionError(error: unknown, config: ServerConfig['db']): st
   return `cannot connect to ${where}: ${reason}; check ${setting}`;
 }
 
+/**
+ * Makes the embedded database's folder readable by this user only: it holds the JWT secret and the
+ * password hashes (in its tables and its WAL). The folder is made 0700; whatever is in it loses its
+ * group and other bits; and the files PGlite creates from now on are made without them, whatever
+ * the umask (PGlite creates its files 0666 and leaves the rest to the umask). Returns a warning when
+ * an existing folder was open.
+ */
+export function protectDataDir(dir: string): string[] {
+  if (isMainThread) process.umask(process.umask(0o077) | 0o077);
+  const folder = fs.statSync(dir, { throwIfNoEntry: false });
+  if (!folder) {
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    return [];
+  }
+  let open = false;
+  const tighten = (file: string, mode: number) => {
+    if ((mode & 0o077) === 0) return;
+    open = true;
+    fs.chmodSync(file, mode & 0o700);
+  };
+  tighten(dir, folder.mode & 0o777);
+  for (const entry of fs.readdirSync(dir, { recursive: true }) as string[]) {
+    const file = path.join(dir, entry);
+    const stat = fs.lstatSync(file);
+    if (!stat.isSymbolicLink()) tighten(file, stat.mode & 0o777);
+  }
+  if (!open) return [];
+  return [
+    `the embedded database folder ${dir} was open to other users (mode ${(folder.mode & 0o777).toString(8)}): made it readable by this user only`,
+  ];
+}
+
 export async function openDatabase(config: ServerConfig['db']): Promise<Database> {
   if (config.kind === 'pglite') {
     const inMemory = config.dataDir === MEMORY;
+    const warnings = inMemory ? [] : protectDataDir(config.dataDir);
     const release = inMemory ? () => {} : lockDataDir(config.dataDir);
     try {
       const ClientPgLite = require('knex-pglite') as typeof Knex.Client;
@@ -96,11 +169,16 @@ export async function openDatabase(config: ServerConfig['db']): Promise<Database
         client: ClientPgLite,
         dialect: 'postgres',
         connection: inMemory ? {} : { filename: config.dataDir },
+        compileSqlOnError: false,
+        log: QUIET,
       } as Knex.Config);
       await db.raw('select 1');
+      // PGlite sets the modes of the files of a new database itself (0666): take them back.
+      if (!inMemory) protectDataDir(config.dataDir);
       return {
         db,
         description: inMemory ? 'embedded PGlite in memory' : `embedded PGlite at ${config.dataDir}`,
+        warnings,
         close: async () => {
           try {
             await db.destroy();
@@ -118,16 +196,25 @@ export async function openDatabase(config: ServerConfig['db']): Promise<Database
   if (config.kind === 'mysql') return openMysql(config);
 
   const db = knexFactory({
-    client: postgresClient(loadDriver(config.driver, config.driverPath)),
+    client: postgresClient(loadDriver(config.driver, config.driverPath), config.statementTimeoutMs + CLIENT_MARGIN_MS),
     connection: {
       host: config.host,
       port: config.port,
       user: config.user,
       password: config.password,
       database: config.database,
-      connectionTimeoutMillis: 10_000,
+      // Connecting (TCP, TLS, start-up, authentication) until the server is ready for a query.
+      connectionTimeoutMillis: config.connectTimeoutMs,
+      // On the server: a statement running longer is cancelled (57014).
+      statement_timeout: config.statementTimeoutMs,
+      keepAlive: true,
     },
-    pool: { min: 0, max: 10, acquireTimeoutMillis: 15_000 },
+    // Waiting for a pool connection, which includes opening one: a request never waits longer.
+    acquireConnectionTimeout: config.connectTimeoutMs,
+    // Errors name the statement without its values (which may be password hashes or tokens).
+    compileSqlOnError: false,
+    log: QUIET,
+    pool: { min: 0, max: 10 },
   } as Knex.Config);
   try {
     await db.raw('select 1');
@@ -138,6 +225,7 @@ export async function openDatabase(config: ServerConfig['db']): Promise<Database
   return {
     db,
     description: `PostgreSQL database ${config.database} on ${config.host}:${config.port}`,
+    warnings: [],
     close: () => db.destroy(),
   };
 }
@@ -154,6 +242,7 @@ async function openMysql(config: ServerConfig['db']): Promise<Database> {
   return {
     db,
     description: `${name} database ${config.database} on ${config.host}:${config.port}`,
+    warnings: [],
     close: () => db.destroy(),
   };
 }

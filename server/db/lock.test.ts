@@ -33,6 +33,24 @@ describe('lockDataDir', () => {
     expect(fs.existsSync(file)).toBe(false);
   });
 
+  it('takes over a lock whose pid now names a process that started after the lock was written', async () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'repoadmin.lock');
+    // A live process that is not a server, under the pid of a server that died an hour ago.
+    const other = fork('-e', ['setTimeout(() => {}, 30000)'], { execArgv: [] });
+    try {
+      await new Promise((resolve) => other.once('spawn', resolve));
+      fs.writeFileSync(file, `${other.pid}\n`);
+      const anHourAgo = new Date(Date.now() - 3600_000);
+      fs.utimesSync(file, anHourAgo, anHourAgo);
+      const release = lockDataDir(dir);
+      expect(fs.readFileSync(file, 'utf8').trim()).toBe(String(process.pid));
+      release();
+    } finally {
+      other.kill('SIGKILL');
+    }
+  });
+
   it('lets exactly one of several servers starting at once take over a stale lock', async () => {
     const dir = tempDir();
     fs.writeFileSync(path.join(dir, 'repoadmin.lock'), `${await deadPid()}\n`);

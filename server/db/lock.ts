@@ -14,6 +14,33 @@ function alive(pid: number): boolean {
   }
 }
 
+/**
+ * When a process started, in ms since the epoch, from Linux's /proc (field 22 of /proc/PID/stat,
+ * in clock ticks since boot, USER_HZ = 100 on every Linux architecture; boot time from /proc/stat).
+ * Undefined where there is no /proc.
+ */
+function startedAt(pid: number): number | undefined {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const ticks = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]);
+    const boot = Number(/^btime (\d+)$/m.exec(fs.readFileSync('/proc/stat', 'utf8'))?.[1]);
+    return Number.isFinite(ticks) && Number.isFinite(boot) ? boot * 1000 + ticks * 10 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Whether the live process `pid` is the one that wrote the lock: a process that started after the
+ * lock was written cannot be (the pid was reused after a crash or a reboot, as in a container whose
+ * server is always pid 7). Boot time has whole seconds, hence the margin.
+ */
+function wroteLock(pid: number, file: string): boolean {
+  const started = startedAt(pid);
+  const written = fs.statSync(file, { throwIfNoEntry: false })?.mtimeMs;
+  return started === undefined || written === undefined || started <= written + 1_000;
+}
+
 function ageOf(file: string): number {
   return Date.now() - (fs.statSync(file, { throwIfNoEntry: false })?.mtimeMs ?? 0);
 }
@@ -79,13 +106,14 @@ export function lockDataDir(dir: string): () => void {
         pause(100);
         continue;
       }
-      if (Number.isInteger(holder) && holder !== process.pid && alive(holder)) {
+      if (Number.isInteger(holder) && holder !== process.pid && alive(holder) && wroteLock(holder, file)) {
         throw new AppError(
           'conflict',
           `the embedded database at ${dir} is in use by another server (pid ${holder}); stop it first or choose another --repoadmin_data_dir / REPO_MAN_DATA_DIR`,
         );
       }
-      // A lock left by a server that was killed: its process is gone, so the folder is free.
+      // A lock left by a server that was killed: its process is gone (or its pid now names another
+      // process), so the folder is free.
       removeStaleLock(file, holder);
     }
   }

@@ -2,7 +2,8 @@
 // in the count before the password is compared, in one statement, so that concurrent attempts
 // cannot all pass the limit while each one's comparison is still running.
 import type { Knex } from 'knex';
-import { dialectOf, withRetries } from './dialects/index.js';
+import { dialectOf } from './dialects/index.js';
+import { retryConflicts } from './faults.js';
 
 export type AttemptScope = 'user' | 'address';
 
@@ -14,7 +15,7 @@ export interface AttemptSubject {
 /** Counts one attempt for the subject unless it already has `limit` in this window: true when counted. */
 export function takeAttempt(db: Knex, window: number, s: AttemptSubject, limit: number): Promise<boolean> {
   const key = { scope: s.scope, subject: s.subject, window_start: window };
-  return withRetries(db, () => dialectOf(db).countUpTo(db, 'login_attempts', key, 'failures', limit));
+  return retryConflicts(() => dialectOf(db).countUpTo(db, 'login_attempts', key, 'failures', limit));
 }
 
 /** Takes back an attempt counted by `takeAttempt`: it was refused or it succeeded. */

@@ -4,7 +4,8 @@ import { formatCreationDate } from '../../common/dates.js';
 import { AppError } from '../../common/errors.js';
 import type { Paging, SearchFilters, SortField, VersionInformation } from '../../common/schemas/repositories.js';
 import { versionKey } from '../../common/version-key.js';
-import { type Db, dialectOf, withRetries } from './dialects/index.js';
+import { type Db, dialectOf } from './dialects/index.js';
+import { retryConflicts } from './faults.js';
 import { toDate, toNumber } from './rows.js';
 
 /** A record as stored, before it is shaped for an answer. */
@@ -84,22 +85,30 @@ export function toRow(fields: VersionFields): Record<string, unknown> {
 
 const COORDINATE_COLUMNS = ['project_name', 'branch', 'group_id', 'artifact_id', 'version'];
 
-/** Inserts the record, or replaces the one of the same coordinates keeping its uid, in one statement. */
+/** The key whose publishes take turns: the latest flag and the summary counts live within it. */
+function publishKey(fields: VersionFields): string {
+  return JSON.stringify([fields.projectName, fields.groupId, fields.artifactId, fields.branch]);
+}
+
+/**
+ * Inserts the record, or replaces the one of the same coordinates keeping its uid, in one
+ * statement, in turn with the other publishes of its key where the dialect can lock in that
+ * statement (server/db/dialects).
+ */
 function upsertRow(db: Db, fields: VersionFields): Promise<{ uid: string; created: boolean }> {
-  return dialectOf(db).upsertVersionRow(db, { ...toRow(fields), updated_at: db.fn.now(3) }, COORDINATE_COLUMNS);
+  return dialectOf(db).upsertVersionRow(db, { ...toRow(fields), updated_at: db.fn.now(3) }, COORDINATE_COLUMNS, publishKey(fields));
 }
 
 /**
  * Inserts or replaces the record of these coordinates. With `latestVersion` it becomes the only
- * latest record of its key, in the same transaction; publishes that move the latest flag of one
- * key are serialised by a lock on that key held until the commit, so concurrent publishers never
- * fight. A deadlock or lock timeout (the database rolled the work back) is retried.
+ * latest record of its key, in the same transaction, which takes the key's lock (held until the
+ * commit) before it reads. A deadlock, serialization failure or lock timeout all the same (the
+ * database rolled the work back) is retried.
  */
 export function upsertVersion(db: Knex, fields: VersionFields): Promise<{ uid: string; created: boolean }> {
-  if (!fields.latestVersion) return withRetries(db, () => upsertRow(db, fields));
-  const key = JSON.stringify([fields.projectName, fields.groupId, fields.artifactId, fields.branch]);
-  return withRetries(db, () =>
-    dialectOf(db).transactionWithLock(db, key, async (trx) => {
+  if (!fields.latestVersion) return retryConflicts(() => upsertRow(db, fields));
+  return retryConflicts(() =>
+    dialectOf(db).transactionWithLock(db, publishKey(fields), async (trx) => {
       await trx('versions')
         .where({
           project_name: fields.projectName,

@@ -1,4 +1,5 @@
 // Bearer tokens on the secured routes, the role table and the "must change password" gate.
+import { isIP } from 'node:net';
 import type { Context, Middleware } from 'koa';
 import { AppError } from '../../common/errors.js';
 import { type TokenScope, isProjectToken } from '../../common/schemas/tokens.js';
@@ -78,10 +79,11 @@ export function optionalToken(s: Services, required: () => boolean): Middleware 
   };
 }
 
+/** The socket's address, or with a trusted proxy the first X-Forwarded-For entry when it is an IP address. */
 export function clientAddress(ctx: Context, trustProxy: boolean): string {
   if (trustProxy) {
     const first = ctx.get('X-Forwarded-For').split(',')[0]?.trim();
-    if (first) return first;
+    if (first && isIP(first) !== 0) return first;
   }
   return ctx.req.socket.remoteAddress ?? 'unknown';
 }

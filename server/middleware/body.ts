@@ -1,6 +1,6 @@
 // Reads a JSON request body: application/json only (415), at most 1 MiB (413), well-formed (400).
 import type { Context } from 'koa';
-import { AppError } from '../../common/errors.js';
+import { AppError, isAppError } from '../../common/errors.js';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
@@ -17,12 +17,20 @@ async function readRaw(ctx: Context): Promise<string> {
   }
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of ctx.req) {
-    size += (chunk as Buffer).length;
-    if (size > BODY_LIMIT_BYTES) {
-      throw new AppError('payload_too_large', `the request body is larger than ${BODY_LIMIT_BYTES} bytes`);
+  try {
+    for await (const chunk of ctx.req) {
+      size += (chunk as Buffer).length;
+      if (size > BODY_LIMIT_BYTES) {
+        throw new AppError('payload_too_large', `the request body is larger than ${BODY_LIMIT_BYTES} bytes`);
+      }
+      chunks.push(chunk as Buffer);
     }
-    chunks.push(chunk as Buffer);
+  } catch (error) {
+    if (isAppError(error)) throw error;
+    // The client hung up (Node: "aborted", ECONNRESET) or the body timed out: its doing, not ours.
+    throw new AppError('validation', 'the request body ended before it was complete', {
+      errors: [{ path: '', message: 'incomplete body' }],
+    });
   }
   return Buffer.concat(chunks).toString('utf8');
 }

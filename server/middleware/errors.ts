@@ -3,23 +3,12 @@ import type { Middleware } from 'koa';
 import type { Logger } from 'pino';
 import { AppError, type ErrorCode, codeForStatus, isAppError } from '../../common/errors.js';
 import type { ErrorBody } from '../../common/schemas/errors.js';
-import { mysqlDialect } from '../db/dialects/mysql.js';
-
-/** Driver errors that mean the database cannot be reached (node-postgres, PGlite, mysql2, knex). */
-function isDatabaseDown(error: unknown): boolean {
-  const e = error as { code?: string; name?: string; message?: string } | undefined;
-  if (!e) return false;
-  if (mysqlDialect.classifyError(error) === 'unavailable') return true;
-  if (e.name === 'KnexTimeoutError') return true;
-  if (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', '57P01', '57P02', '57P03', '08006', '08001', '08003', '08004', '3D000'].includes(e.code ?? '')) {
-    return true;
-  }
-  return /Connection terminated|PGlite is closed|Client has encountered a connection error|Unable to acquire a connection/i.test(e.message ?? '');
-}
+import { isDatabaseUnavailable, isRetryable } from '../db/faults.js';
+import type { Outages } from '../db/outage.js';
 
 export function toAppError(error: unknown): AppError {
   if (isAppError(error)) return error;
-  if (isDatabaseDown(error)) {
+  if (isDatabaseUnavailable(error)) {
     return new AppError('unavailable', 'the database is unavailable: try again shortly', { cause: error });
   }
   // Koa and its middleware (koa-static) throw http-errors with `status` and `expose`.
@@ -40,7 +29,7 @@ export function errorBody(error: AppError): ErrorBody & Record<string, unknown> 
   };
 }
 
-export function errors(log: Logger): Middleware {
+export function errors(log: Logger, outages: Outages): Middleware {
   return async (ctx, next) => {
     try {
       await next();
@@ -53,9 +42,11 @@ export function errors(log: Logger): Middleware {
       }
     } catch (caught) {
       const error = toAppError(caught);
-      if (error.code === 'internal' || error.code === 'unavailable') {
-        log.error({ err: error.details.cause ?? caught, requestId: ctx.state.requestId }, 'request failed');
-      }
+      // An outage is logged once, with a count, not once per request (server/db/outage.ts).
+      const cause = error.details.cause ?? caught;
+      if (error.code === 'unavailable' && isRetryable(cause)) log.warn({ requestId: ctx.state.requestId, code: (cause as { code?: string }).code }, 'a transaction still collided after its retries');
+      else if (error.code === 'unavailable') outages.failed(cause);
+      else if (error.code === 'internal') log.error({ err: cause, requestId: ctx.state.requestId }, 'request failed');
       ctx.status = error.status;
       ctx.body = errorBody(error);
       if (error.details.retryAfter !== undefined) ctx.set('Retry-After', String(error.details.retryAfter));

@@ -1,7 +1,11 @@
 // /health: the process is up. /health/ready: the database answers too.
 import type { Router } from '@koa/router';
 import { AppError } from '../../common/errors.js';
+import { within } from '../db/faults.js';
 import type { Services } from '../services/context.js';
+
+/** Readiness answers within 3 s (api.md, Faults), whatever the database's own timeouts. */
+const READY_WITHIN_MS = 2_000;
 
 export function healthRoutes(router: Router, s: Services): void {
   router.get('/health', (ctx) => {
@@ -9,7 +13,7 @@ export function healthRoutes(router: Router, s: Services): void {
   });
   router.get('/health/ready', async (ctx) => {
     try {
-      await s.db.raw('select 1');
+      await within(s.db.raw('select 1'), READY_WITHIN_MS, () => new Error(`no answer from the database within ${READY_WITHIN_MS} ms`));
     } catch (error) {
       throw new AppError('unavailable', 'the database is not reachable', { cause: error });
     }

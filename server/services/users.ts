@@ -1,7 +1,7 @@
 // Users: create, change a password, delete, list, and the first administrator.
 import { AppError } from '../../common/errors.js';
 import { formatTimestamp } from '../../common/dates.js';
-import type { Me, User, UserCreateRequest, UserResult } from '../../common/schemas/users.js';
+import { FIRST_PASSWORD, type Me, type User, type UserCreateRequest, type UserResult } from '../../common/schemas/users.js';
 import { issueToken } from '../auth/tokens.js';
 import {
   countUsers,
@@ -19,7 +19,7 @@ import { retireTokensOfUser } from './tokens.js';
 /** The id older documentation and scripts use for the first administrator. */
 export const DEFAULT_ADMIN_ID = '5c6a1223-076b-4bc0-b0b7-20b0da0e23fd';
 export const DEFAULT_ADMIN_NAME = 'admin';
-export const DEFAULT_ADMIN_PASSWORD = 'password';
+export const DEFAULT_ADMIN_PASSWORD = FIRST_PASSWORD;
 
 /** Creates `admin` when there are no users at all. True when it was created now. */
 export async function ensureDefaultAdmin(

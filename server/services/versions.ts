@@ -27,7 +27,7 @@ export async function publish(s: Services, actor: Actor, record: VersionRecord):
     groupId: record.artifact.groupId,
     artifactId: record.artifact.artifactId,
     version: record.artifact.version,
-    repositoryUrl: record.repositoryUrl ? withoutUserInfo(record.repositoryUrl, 'https?') : null,
+    repositoryUrl: record.repositoryUrl ? withoutUserInfo(record.repositoryUrl) : null,
     creationDate: record.creationDate ? parseCreationDate(record.creationDate)! : s.now(),
     type: record.type ?? DEFAULT_TYPE,
     latestVersion: record.latestVersion ?? false,

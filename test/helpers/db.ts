@@ -52,6 +52,8 @@ function pgSettings(database: string): ServerConfig['db'] {
     password: decodeURIComponent(url.password || ''),
     database,
     dataDir: MEMORY,
+    connectTimeoutMs: 5_000,
+    statementTimeoutMs: 10_000,
   };
 }
 
@@ -70,6 +72,8 @@ function mysqlSettings(database: string): ServerConfig['db'] {
     password: decodeURIComponent(url.password || ''),
     database,
     dataDir: MEMORY,
+    connectTimeoutMs: 5_000,
+    statementTimeoutMs: 10_000,
   };
 }
 
@@ -93,7 +97,7 @@ async function dropMysqlDatabase(conn: Knex, name: string): Promise<void> {
 export async function createTestDatabase(kind: DbKind, dataDir: string = MEMORY): Promise<TestDatabase> {
   if (kind === 'pglite') {
     return {
-      settings: { kind, driver: '@electric-sql/pglite', host: '', port: 0, user: '', password: '', database: '', dataDir },
+      settings: { kind, driver: '@electric-sql/pglite', host: '', port: 0, user: '', password: '', database: '', dataDir, connectTimeoutMs: 5_000, statementTimeoutMs: 10_000 },
       drop: async () => {},
     };
   }

@@ -1,5 +1,4 @@
 // The real app on 127.0.0.1, an ephemeral port and a real database, for tests.
-import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import type { Knex } from 'knex';
@@ -7,6 +6,7 @@ import { createApp } from '../../server/app.js';
 import { createPasswords } from '../../server/auth/passwords.js';
 import { type DbKind, type ServerConfig, loadConfig } from '../../server/config.js';
 import { openDatabase } from '../../server/db/connect.js';
+import { createHttpServer } from '../../server/http-server.js';
 import { createLogger } from '../../server/log.js';
 import { prepareDatabase } from '../../server/setup.js';
 import { DEFAULT_ADMIN_ID } from '../../server/services/users.js';
@@ -77,7 +77,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const passwords = createPasswords(config.bcryptCost);
   const prepared = await prepareDatabase(opened.db, config, passwords);
   const app = createApp({ db: opened.db, config, log, secret: prepared.secret, passwords, now: options.now });
-  const server = http.createServer(app.callback());
+  const server = createHttpServer(app.callback());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 

@@ -6,6 +6,8 @@ import { PG_URL, pgAvailable } from '../helpers/db.js';
 import { ROOT, type ServerProcess, cleanEnv, run, startServerProcess, tempDir } from '../helpers/process.js';
 
 const FAST = { REPO_MAN_BCRYPT_COST: '4', REPO_MAN_LOG_LEVEL: 'warn' };
+/** Tests that start embedded-database servers: each start takes 10 to 15 s on a busy two-core machine. */
+const SERVER_TEST_MS = 90_000;
 
 async function login(url: string, password: string): Promise<string> {
   const res = await fetch(`${url}/v1/authentication/generate-token`, {
@@ -31,7 +33,7 @@ describe('the server process', () => {
     expect(server.stderr()).toContain('"admin" with the password "password"');
     expect(server.stderr()).toContain('repoadmin user passwd');
     expect(await server.stop()).toBe(0);
-  });
+  }, SERVER_TEST_MS);
 
   it('refuses a second server on the same embedded folder while the first keeps working', async () => {
     const dir = tempDir();
@@ -44,7 +46,7 @@ describe('the server process', () => {
     expect(second.stderr).toMatch(/^error: the embedded database at .* is in use by another server \(pid \d+\)/);
     expect(await login(first.url, 'first-admin-pw')).toBeTruthy();
     expect(await first.stop()).toBe(0);
-  });
+  }, SERVER_TEST_MS);
 
   it('starts again after a SIGKILL, and tokens survive the restart (the secret is stored)', async () => {
     const dir = tempDir();
@@ -57,7 +59,7 @@ describe('the server process', () => {
     const me = await fetch(`${second.url}/v1/users/me`, { headers: { Authorization: `Bearer ${token}` } });
     expect(me.status).toBe(200);
     expect(await second.stop()).toBe(0);
-  });
+  }, SERVER_TEST_MS);
 
   it.each([
     [['--repoadmin_db_jdbc', 'oracle'], {}, /unsupported database kind "oracle" \(--repoadmin_db_jdbc \/ REPO_MAN_DB_JDBC\)/],

@@ -15,9 +15,10 @@ export interface Dialect {
   likeEscape: string;
   /**
    * Inserts a version row, or replaces the row of the same coordinates keeping its uid, in one
-   * statement; tells which happened.
+   * statement; tells which happened. Where the dialect can, the statement first takes the lock of
+   * `lockKey` for the rest of the transaction, so publishes of one key change its rows in turn.
    */
-  upsertVersionRow(db: Db, row: Record<string, unknown>, coordinates: string[]): Promise<{ uid: string; created: boolean }>;
+  upsertVersionRow(db: Db, row: Record<string, unknown>, coordinates: string[], lockKey: string): Promise<{ uid: string; created: boolean }>;
   /** Runs `work` in a transaction that holds an exclusive lock on `key` until it has ended. */
   transactionWithLock<T>(db: Knex, key: string, work: (trx: Knex.Transaction) => Promise<T>): Promise<T>;
   /**
@@ -36,22 +37,4 @@ export interface Dialect {
 /** The dialect of a knex instance or transaction (knex names it: `postgresql` or `mysql`). */
 export function dialectOf(db: Db): Dialect {
   return db.client.dialect === 'mysql' ? mysqlDialect : postgresDialect;
-}
-
-/** Deadlocks and lock timeouts are retried this many times in all. */
-const ATTEMPTS = 5;
-
-/**
- * Runs `work` again when it failed on a deadlock or a lock timeout (the database rolled it back),
- * after a short random pause so the contenders do not meet again.
- */
-export async function withRetries<T>(db: Db, work: () => Promise<T>): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await work();
-    } catch (error) {
-      if (attempt >= ATTEMPTS || dialectOf(db).classifyError(error) !== 'retry') throw error;
-      await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * attempt));
-    }
-  }
 }

@@ -145,17 +145,29 @@ export function mysqlKnex(config: ServerConfig['db'], driver: unknown): Knex {
       // An update that changes nothing then reports 0 affected rows, so an upsert tells an insert
       // (1) from a replacement (2 or 0).
       flags: '-FOUND_ROWS',
-      connectTimeout: 10_000,
+      // Connecting until the server is ready for a query (docs/api.md, "Faults").
+      connectTimeout: config.connectTimeoutMs,
     },
+    // Waiting for a pool connection, which includes opening one: a request never waits longer.
+    acquireConnectionTimeout: config.connectTimeoutMs,
+    // Errors name the statement without its values (which may be password hashes or tokens).
+    compileSqlOnError: false,
     pool: {
       min: 0,
       max: 10,
-      acquireTimeoutMillis: 15_000,
-      // UTC for CURRENT_TIMESTAMP; backslash escapes in literals (what the driver's quoting expects).
+      // UTC for CURRENT_TIMESTAMP; backslash escapes in literals (what the driver's quoting expects);
+      // a statement running longer than the statement timeout is stopped by the server: MariaDB's
+      // max_statement_time (seconds), else MySQL's max_execution_time (milliseconds, reads only).
       afterCreate(connection: Connection, done: (error: Error | null, connection: Connection) => void) {
         connection.query(
           "set time_zone = '+00:00', sql_mode = replace(replace(@@sql_mode, 'NO_BACKSLASH_ESCAPES', ''), ',,', ',')",
-          (error) => done(error, connection),
+          (error) => {
+            if (error) return done(error, connection);
+            connection.query(`set max_statement_time = ${config.statementTimeoutMs / 1000}`, (mariadb) => {
+              if (!mariadb) return done(null, connection);
+              connection.query(`set max_execution_time = ${config.statementTimeoutMs}`, (mysql) => done(mysql, connection));
+            });
+          },
         );
       },
     },

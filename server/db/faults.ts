@@ -1,0 +1,60 @@
+// What a database failure means for a request: unavailable (503), worth retrying (deadlocks), or a
+// bug (500). docs/operations.md lists the failures this was tested against.
+
+import { mysqlDialect } from './dialects/mysql.js';
+import { postgresDialect } from './dialects/postgres.js';
+import type { ErrorClass } from './dialects/index.js';
+
+/** What a driver error of any kind means: each dialect knows its own driver's codes. */
+function classify(error: unknown): ErrorClass | undefined {
+  return postgresDialect.classifyError(error) ?? mysqlDialect.classifyError(error);
+}
+
+/**
+ * The database cannot serve us now: unreachable, refusing, not answering, or still colliding
+ * after the retries of `retryConflicts` (503, not 500).
+ */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  const kind = classify(error);
+  return kind === 'unavailable' || kind === 'retry';
+}
+
+/** A deadlock, a serialization failure or a lock wait timeout: the transaction may simply run again. */
+export function isRetryable(error: unknown): boolean {
+  return classify(error) === 'retry';
+}
+
+const RETRIES = 5;
+
+/**
+ * Runs `work` again when it fails with a deadlock or a serialization failure, up to five times,
+ * after a random pause that grows with each attempt (so that the transactions that collided do not
+ * collide again).
+ */
+export async function retryConflicts<T>(work: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await work();
+    } catch (error) {
+      if (attempt > RETRIES || !isRetryable(error)) throw error;
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * attempt));
+    }
+  }
+}
+
+/** `promise`, or a rejection with `error` after `ms` (the promise is left to settle on its own). */
+export function within<T>(promise: Promise<T>, ms: number, error: () => Error): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(error()), ms);
+    promise.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (reason: unknown) => {
+        clearTimeout(timer);
+        reject(reason);
+      },
+    );
+  });
+}

@@ -1,0 +1,205 @@
+// A failing PostgreSQL, for real: a proxy that drops or resets the server's connections, a database
+// that refuses connections, a role over its connection limit or no longer allowed to log in. The
+// client sees 503 `unavailable` within the bounds of api.md ("Faults"), never 500; the server
+// recovers without a restart and logs each outage once, with a count.
+import { randomBytes } from 'node:crypto';
+import knexFactory, { type Knex } from 'knex';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PG_URL, type TestDatabase, createTestDatabase, pgAvailable } from '../helpers/db.js';
+import { type TestServer, startTestServer } from '../helpers/server.js';
+import { type TcpProxy, startTcpProxy } from '../helpers/tcp-proxy.js';
+
+/** The default settings: connections 5 s, statements 10 s (the client gives up 1 s after that). */
+const CONNECT_MS = 5_000;
+const STATEMENT_MS = 10_000;
+const READY_MS = 3_000;
+
+function superuser(): Knex {
+  return knexFactory({ client: 'pg', connection: PG_URL, pool: { min: 0, max: 1 } });
+}
+
+async function timed<T>(work: Promise<T>): Promise<{ value: T; ms: number }> {
+  const started = performance.now();
+  const value = await work;
+  return { value, ms: performance.now() - started };
+}
+
+/** Polls until `check` is true; returns how long that took. */
+async function until(check: () => Promise<boolean>, limitMs: number): Promise<number> {
+  const started = performance.now();
+  while (!(await check())) {
+    if (performance.now() - started > limitMs) throw new Error(`not within ${limitMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return performance.now() - started;
+}
+
+function expectUnavailable(res: { status: number; body: { _message?: { code?: string } }; text: string }) {
+  expect(res.status, res.text).toBe(503);
+  expect(res.body._message?.code).toBe('unavailable');
+  expect(res.text).not.toMatch(/select|insert|stack|at \S+ \(/i);
+}
+
+const outageLines = (server: TestServer) => server.logs.filter((l) => l.includes('database unavailable'));
+const recoveryLines = (server: TestServer) => server.logs.filter((l) => l.includes('database available again'));
+
+describe.runIf(pgAvailable())('a failing PostgreSQL', () => {
+  const record = (version: string) => ({ projectName: 'faults', branch: 'main', artifact: { groupId: 'faults', artifactId: 'lib', version } });
+
+  describe('behind a proxy', () => {
+    let proxy: TcpProxy;
+    let database: TestDatabase;
+    let server: TestServer;
+    let token: string;
+    beforeAll(async () => {
+      database = await createTestDatabase('postgres');
+      proxy = await startTcpProxy({ host: database.settings.host, port: database.settings.port });
+      server = await startTestServer({ kind: 'postgres', database: { ...database, settings: { ...database.settings, host: '127.0.0.1', port: proxy.port } } });
+      token = await server.adminToken();
+    });
+    afterAll(async () => {
+      proxy?.set('pass');
+      await server?.close();
+      await proxy?.close();
+      await database?.drop();
+    });
+
+    it('answers 503 in bounded time while packets are dropped, readiness within 3 s, and recovers without a restart', async () => {
+      expect((await server.request('POST', '/v1/repositories', { token, body: record('1.0.0') })).status).toBe(201);
+      // Four open connections in the pool: the requests below find one each, and their statements go unanswered.
+      const warm = await Promise.all(Array.from({ length: 4 }, () => server.request('POST', '/v1/repositories/search', { body: {} })));
+      expect(warm.map((w) => w.status)).toEqual([200, 200, 200, 200]);
+      proxy.set('drop');
+      const [ready, search, publish, me, health] = await Promise.all([
+        timed(server.request('GET', '/health/ready')),
+        timed(server.request('POST', '/v1/repositories/search', { body: {} })),
+        timed(server.request('POST', '/v1/repositories', { token, body: record('1.0.1') })),
+        timed(server.request('GET', '/v1/users/me', { token })),
+        timed(server.request('GET', '/health')),
+      ]);
+      expectUnavailable(ready.value);
+      expect(ready.ms).toBeLessThan(READY_MS);
+      for (const answer of [search, publish, me]) {
+        expectUnavailable(answer.value);
+        expect(answer.ms).toBeLessThan(STATEMENT_MS + 1_000 + 1_500);
+      }
+      expect(health.value.status).toBe(200);
+      expect(health.ms).toBeLessThan(1_000);
+      // A request that needs a new connection gives up after the connect timeout.
+      const fresh = await timed(server.request('POST', '/v1/repositories/search', { body: { groupId: 'faults' } }));
+      expectUnavailable(fresh.value);
+      expect(fresh.ms).toBeLessThan(CONNECT_MS + 1_500);
+
+      proxy.set('pass');
+      await until(async () => (await server.request('GET', '/health/ready')).status === 200, 10_000);
+      expect((await server.request('POST', '/v1/repositories', { token, body: record('1.0.2') })).status).toBe(201);
+      expect((await server.request('POST', '/v1/repositories/search', { body: { groupId: 'faults' } })).body.page.totalElements).toBe(2);
+      await until(async () => recoveryLines(server).length === 1, 5_000);
+      expect(outageLines(server)).toHaveLength(1);
+      expect(JSON.parse(recoveryLines(server)[0]!).failedRequests).toBeGreaterThanOrEqual(5);
+      expect(server.logs.filter((l) => l.includes('"stack"'))).toEqual([]);
+    }, 60_000);
+
+    it('answers 503 at once when the connections are reset, and recovers', async () => {
+      expect((await server.request('GET', '/health/ready')).status).toBe(200);
+      proxy.set('reset');
+      for (let i = 0; i < 5; i++) {
+        const search = await timed(server.request('POST', '/v1/repositories/search', { body: {} }));
+        expectUnavailable(search.value);
+        expect(search.ms).toBeLessThan(1_000);
+      }
+      proxy.set('pass');
+      await until(async () => (await server.request('POST', '/v1/repositories/search', { body: {} })).status === 200, 5_000);
+      await until(async () => recoveryLines(server).length === 2, 5_000);
+      expect(outageLines(server)).toHaveLength(2);
+      expect(server.logs.filter((l) => l.includes('"stack"'))).toEqual([]);
+    }, 60_000);
+  });
+
+  describe('refusing connections', () => {
+    let admin: Knex;
+    beforeAll(() => {
+      admin = superuser();
+    });
+    afterAll(() => admin?.destroy());
+
+    it('a database not accepting connections (55000) answers 503, then serves again once allowed', async () => {
+      const server = await startTestServer({ kind: 'postgres' });
+      const name = server.database.settings.database;
+      try {
+        expect((await server.request('POST', '/v1/repositories/search', { body: {} })).status).toBe(200);
+        await admin.raw(`alter database ${name} allow_connections false`);
+        await admin.raw('select pg_terminate_backend(pid) from pg_stat_activity where datname = ? and pid <> pg_backend_pid()', [name]);
+        for (let i = 0; i < 3; i++) {
+          const res = await timed(server.request('POST', '/v1/repositories/search', { body: {} }));
+          expectUnavailable(res.value);
+          expect(res.ms).toBeLessThan(CONNECT_MS);
+        }
+        expectUnavailable(await server.request('GET', '/health/ready'));
+        expect(outageLines(server)).toHaveLength(1);
+        expect(outageLines(server)[0]).toMatch(/"reason":"(57P01|55000): /);
+        await admin.raw(`alter database ${name} allow_connections true`);
+        await until(async () => (await server.request('POST', '/v1/repositories/search', { body: {} })).status === 200, 5_000);
+      } finally {
+        await admin.raw(`alter database ${name} allow_connections true`);
+        await server.close();
+      }
+    }, 60_000);
+
+    it('a statement held up longer than the statement timeout is cancelled by PostgreSQL (57014): 503, then served again', async () => {
+      const base = await createTestDatabase('postgres');
+      const server = await startTestServer({ kind: 'postgres', database: { ...base, settings: { ...base.settings, statementTimeoutMs: 2_000 } } });
+      const { host, port, user, password, database } = base.settings;
+      const other = knexFactory({ client: 'pg', connection: { host, port, user, password, database }, pool: { min: 0, max: 1 } });
+      try {
+        // Another session holds the table: every statement on it waits until the timeout.
+        const lock = await other.transaction();
+        await lock.raw('lock table versions in access exclusive mode');
+        try {
+          const search = await timed(server.request('POST', '/v1/repositories/search', { body: {} }));
+          expectUnavailable(search.value);
+          expect(search.ms).toBeGreaterThan(1_500);
+          expect(search.ms).toBeLessThan(2_000 + 1_000);
+          expect(outageLines(server).join('\n')).toContain('"reason":"57014: canceling statement due to statement timeout"');
+        } finally {
+          await lock.rollback();
+        }
+        expect((await server.request('POST', '/v1/repositories/search', { body: {} })).status).toBe(200);
+      } finally {
+        await other.destroy();
+        await server.close();
+        await base.drop();
+      }
+    }, 60_000);
+
+    it('a role over its connection limit (53300) or no longer allowed to log in (28000) answers 503', async () => {
+      const role = `repoadmin_r_${randomBytes(4).toString('hex')}`;
+      const name = `repoadmin_t_${randomBytes(6).toString('hex')}`;
+      await admin.raw(`create role ${role} login`);
+      await admin.raw(`create database ${name} owner ${role}`);
+      const base = await createTestDatabase('postgres');
+      await base.drop();
+      const database: TestDatabase = { settings: { ...base.settings, database: name, user: role }, drop: async () => {} };
+      const server = await startTestServer({ kind: 'postgres', database });
+      const terminate = () => admin.raw('select pg_terminate_backend(pid) from pg_stat_activity where usename = ?', [role]);
+      try {
+        expect((await server.request('POST', '/v1/repositories/search', { body: {} })).status).toBe(200);
+        await admin.raw(`alter role ${role} connection limit 0`);
+        await terminate();
+        expectUnavailable(await server.request('POST', '/v1/repositories/search', { body: {} }));
+        expectUnavailable(await server.request('POST', '/v1/repositories/search', { body: {} }));
+        await admin.raw(`alter role ${role} connection limit -1 nologin`);
+        expectUnavailable(await server.request('POST', '/v1/repositories/search', { body: {} }));
+        expectUnavailable(await server.request('GET', '/health/ready'));
+        const reasons = server.logs.filter((l) => l.includes('database unavailable')).join('\n');
+        expect(reasons).toMatch(/57P01|53300/);
+        await admin.raw(`alter role ${role} login`);
+        await until(async () => (await server.request('POST', '/v1/repositories/search', { body: {} })).status === 200, 5_000);
+      } finally {
+        await server.close();
+        await admin.raw(`drop database if exists ${name} with (force)`);
+        await admin.raw(`drop role if exists ${role}`);
+      }
+    }, 60_000);
+  });
+});
