@@ -37,6 +37,8 @@ export interface ServerConfig {
   logLevel: string;
   /** What the operator should know at start (secrets given where other users can read them). */
   warnings: string[];
+  /** Processes serving requests (node:cluster); more than one only on a database server. */
+  workers: number;
 }
 
 interface Setting {
@@ -66,6 +68,7 @@ const SETTINGS = {
   trustProxy: { arg: 'repoadmin_trust_proxy', env: ['REPO_MAN_TRUST_PROXY'] },
   metrics: { arg: 'repoadmin_metrics', env: ['REPO_MAN_METRICS'] },
   logLevel: { arg: 'repoadmin_log_level', env: ['REPO_MAN_LOG_LEVEL'] },
+  workers: { arg: 'workers', env: ['REPO_MAN_WORKERS'] },
 } satisfies Record<string, Setting>;
 
 type SettingName = keyof typeof SETTINGS;
@@ -170,6 +173,10 @@ export function loadConfig(args: string[], env: NodeJS.ProcessEnv): ServerConfig
   if (adminPassword && adminProblem) {
     throw usage(`${adminPassword.source} breaks the password rules: ${adminProblem}`);
   }
+  const workers = int('workers', 1, 1, 64);
+  if (workers > 1 && kind === 'pglite') {
+    throw usage(`${label('workers')} needs a database server (PostgreSQL, MariaDB or MySQL): the embedded database can be open in one process only`);
+  }
   const dataHome = env.XDG_DATA_HOME || path.join(env.HOME || os.homedir(), '.local', 'share');
 
   return {
@@ -199,6 +206,7 @@ export function loadConfig(args: string[], env: NodeJS.ProcessEnv): ServerConfig
     trustProxy: bool('trustProxy', false),
     metrics: bool('metrics', true),
     logLevel,
+    workers,
     warnings: SECRETS.filter((name) => argValues.has(SETTINGS[name].arg)).map(
       (name) => `--${SETTINGS[name].arg} is visible to every local user (ps, /proc): set ${SETTINGS[name].env[0]} in the environment instead`,
     ),

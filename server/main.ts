@@ -1,14 +1,16 @@
 // config -> database -> migrate -> app -> listen; graceful stop on SIGTERM and SIGINT.
+import cluster from 'node:cluster';
 import http from 'node:http';
 import type { Io } from '../cli/deps.js';
 import { EXIT_CODE, isAppError } from '../common/errors.js';
 import { createApp } from './app.js';
 import { createPasswords } from './auth/passwords.js';
+import { runPrimary } from './cluster.js';
 import { createHttpServer } from './http-server.js';
 import { loadConfig } from './config.js';
 import { openDatabase } from './db/connect.js';
 import { createLogger } from './log.js';
-import { prepareDatabase } from './setup.js';
+import { type Prepared, prepareDatabase } from './setup.js';
 import { DEFAULT_ADMIN_ID } from './services/users.js';
 
 /** How long in-flight requests get to finish after a stop signal. */
@@ -25,12 +27,25 @@ function listen(server: http.Server, port: number): Promise<number> {
   });
 }
 
+/** The start-up lines: the first administrator's password, where the server listens. */
+function announce(io: Io, port: number, description: string, prepared: Prepared): void {
+  if (prepared.adminMustChangePassword) {
+    io.err(
+      'first start: created the administrator "admin" with the password "password"; it must be changed before anything else:\n' +
+        `  repoadmin login --username admin && repoadmin user passwd\n` +
+        `  or: PUT /v1/users/${DEFAULT_ADMIN_ID}/password with {"password": "<new password>"}`,
+    );
+  }
+  io.err(`repoadmin server listening on http://localhost:${port}, database: ${description}`);
+}
+
 export async function runServer(args: string[], env: NodeJS.ProcessEnv, io: Io): Promise<number> {
   let close: (() => Promise<void>) | undefined;
   try {
     const config = loadConfig(args, env);
     const log = createLogger(config.logLevel);
-    for (const warning of config.warnings) io.err(`warning: ${warning}`);
+    if (cluster.isPrimary) for (const warning of config.warnings) io.err(`warning: ${warning}`);
+    if (config.workers > 1 && cluster.isPrimary) return await runPrimary(config, io, (port, description, ready) => announce(io, port, description, ready));
     const database = await openDatabase(config.db);
     close = database.close;
     for (const warning of database.warnings) io.err(`warning: ${warning}`);
@@ -55,15 +70,8 @@ export async function runServer(args: string[], env: NodeJS.ProcessEnv, io: Io):
           : `cannot listen on port ${config.port}: ${(error as Error).message}`,
       );
     }
-    if (prepared.adminMustChangePassword) {
-      io.err(
-        'first start: created the administrator "admin" with the password "password"; it must be changed before anything else:\n' +
-          `  repoadmin login --username admin && repoadmin user passwd\n` +
-          `  or: PUT /v1/users/${DEFAULT_ADMIN_ID}/password with {"password": "<new password>"}`,
-      );
-    }
-
-    io.err(`repoadmin server listening on http://localhost:${port}, database: ${database.description}`);
+    // A worker of --workers: the primary says where the workers listen.
+    if (cluster.isPrimary) announce(io, port, database.description, prepared);
 
     const stopped = await stopSignal;
     io.err(`${stopped}: stopping; finishing requests in flight`);

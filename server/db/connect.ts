@@ -86,6 +86,9 @@ interface PgConnection {
 function postgresClient(driver: unknown, limitMs: number): typeof Knex.Client {
   const ClientPG = require('knex/lib/dialects/postgres/index.js') as typeof Knex.Client;
   return class ClientWithDriver extends ClientPG {
+    /** Read by the dialect: statements may be named and prepared (dialects/postgres.ts). */
+    namedStatements = true;
+
     _driver() {
       return driver;
     }

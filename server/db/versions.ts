@@ -7,6 +7,7 @@ import { versionKey } from '../../common/version-key.js';
 import { type Db, dialectOf } from './dialects/index.js';
 import { retryConflicts } from './faults.js';
 import { toDate, toNumber } from './rows.js';
+import { cachedRows } from './statements.js';
 
 /** A record as stored, before it is shaped for an answer. */
 export interface VersionFields {
@@ -204,13 +205,64 @@ export function countQuery(db: Db, filters: SearchFilters): Knex.QueryBuilder {
   return searchQuery(db, filters).count({ n: '*' });
 }
 
+/**
+ * The shape of a search's filters (which are given, exact or wildcard) and their values in the order
+ * applyFilters binds them, for cachedRows.
+ */
+function filterShape(filters: SearchFilters, columns: [keyof SearchFilters, string][]): { shape: string; values: unknown[] } {
+  let shape = '';
+  const values: unknown[] = [];
+  for (const [field] of columns) {
+    const value = filters[field];
+    if (typeof value !== 'string') continue;
+    const pattern = filterPattern(value);
+    shape += 'like' in pattern ? `${field}~` : `${field}=`;
+    values.push('like' in pattern ? pattern.like : pattern.exact);
+  }
+  if (filters.latestVersion === true) {
+    shape += 'latest';
+    values.push(true);
+  }
+  return { shape, values };
+}
+
+function searchShape(filters: SearchFilters): { shape: string; values: unknown[] } {
+  const shaped = filterShape(filters, FILTER_COLUMNS);
+  if (filters.uid !== undefined) {
+    shaped.shape += ',uid';
+    shaped.values.push(filters.uid);
+  }
+  return shaped;
+}
+
+function pageRows(db: Db, filters: SearchFilters, paging: Paging): Promise<Record<string, unknown>[]> {
+  const { shape, values } = searchShape(filters);
+  const offset = (paging.page - 1) * paging.size;
+  values.push(paging.size);
+  // knex leaves out `offset 0`.
+  if (offset > 0) values.push(offset);
+  const order = paging.sortField ? `${paging.sortField} ${paging.sortDirection}` : '';
+  return cachedRows(db, `page:${shape}:${order}:${offset > 0}`, values, () => pageQuery(db, filters, paging));
+}
+
+async function countOf(db: Db, filters: SearchFilters): Promise<number> {
+  const fromCounts = filters.version === undefined && filters.uid === undefined;
+  const { shape, values } = fromCounts
+    ? filterShape(filters, FILTER_COLUMNS.filter(([field]) => field !== 'version'))
+    : searchShape(filters);
+  // `.first()` adds `limit 1`.
+  values.push(1);
+  const rows = await cachedRows(db, `count:${fromCounts}:${shape}`, values, () => countQuery(db, filters).first());
+  return toNumber(rows[0]?.n);
+}
+
 export async function searchVersions(
   db: Db,
   filters: SearchFilters,
   paging: Paging,
 ): Promise<{ items: VersionInformation[]; total: number }> {
-  const [rows, count] = await Promise.all([pageQuery(db, filters, paging), countQuery(db, filters).first()]);
-  return { items: (rows as Record<string, unknown>[]).map(toVersionInformation), total: toNumber(count?.n) };
+  const [rows, total] = await Promise.all([pageRows(db, filters, paging), countOf(db, filters)]);
+  return { items: rows.map(toVersionInformation), total };
 }
 
 /** The latest record of an artifact; the most recently written where several keys match. */
@@ -230,7 +282,12 @@ export async function findLatest(
   db: Db,
   key: { groupId: string; artifactId: string; branch?: string; projectName?: string },
 ): Promise<VersionInformation> {
-  const row = await latestQuery(db, key);
+  const values: unknown[] = [key.groupId, key.artifactId, true];
+  if (key.branch !== undefined) values.push(key.branch);
+  if (key.projectName !== undefined) values.push(key.projectName);
+  values.push(1);
+  const shape = `latest:${key.branch !== undefined}:${key.projectName !== undefined}`;
+  const [row] = await cachedRows(db, shape, values, () => latestQuery(db, key));
   if (!row) {
     const scope = [key.branch && `branch ${key.branch}`, key.projectName && `project ${key.projectName}`].filter(Boolean);
     throw new AppError(

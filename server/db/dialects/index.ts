@@ -1,6 +1,7 @@
 // What differs between database kinds, behind one small interface: PGlite and PostgreSQL share the
 // `postgres` dialect, MariaDB and MySQL the `mysql` one. Everything else is plain knex.
 import type { Knex } from 'knex';
+import type { Statement } from '../statements.js';
 import { mysqlDialect } from './mysql.js';
 import { postgresDialect } from './postgres.js';
 
@@ -30,6 +31,8 @@ export interface Dialect {
   insertIfAbsent(db: Db, table: string, row: Record<string, unknown>): Promise<boolean>;
   /** Updates the rows `where` selects and reads `column` of the first one after the update. */
   updateAndRead(db: Db, table: string, where: Record<string, unknown>, changes: Record<string, unknown>, column: string): Promise<unknown>;
+  /** Runs a statement built once (server/db/statements.ts) with its values; its rows. */
+  runStatement(db: Db, statement: Statement, values: unknown[]): Promise<Record<string, unknown>[]>;
   /** Classifies a driver error: database unreachable, worth retrying (deadlock, lock timeout), unique key clash. */
   classifyError(error: unknown): ErrorClass | undefined;
 }

@@ -101,6 +101,11 @@ export const mysqlDialect: Dialect = {
     });
   },
 
+  async runStatement(db, statement, values) {
+    const [rows] = (await db.raw(statement.sql, values as Knex.RawBinding[])) as [Record<string, unknown>[]];
+    return rows;
+  },
+
   classifyError(error): ErrorClass | undefined {
     const e = error as { errno?: number; code?: string; name?: string; message?: string } | undefined;
     if (!e) return undefined;

@@ -30,6 +30,14 @@ const UNAVAILABLE_MESSAGES =
 /** The code of our own client-side statement timeout (server/db/connect.ts). */
 export const CLIENT_TIMEOUT = 'REPOADMIN_DB_TIMEOUT';
 
+/** knex's client for the `pg` driver (server/db/connect.ts), which can name its statements. */
+interface NamedStatementClient {
+  namedStatements?: boolean;
+  acquireConnection(): Promise<unknown>;
+  releaseConnection(connection: unknown): Promise<unknown>;
+  _query(connection: unknown, query: { sql: string; bindings: unknown[]; options: { name: string } }): Promise<{ response: { rows: Record<string, unknown>[] } }>;
+}
+
 export const postgresDialect: Dialect = {
   name: 'postgres',
   likeEscape: "escape '\\'",
@@ -87,6 +95,26 @@ export const postgresDialect: Dialect = {
   async updateAndRead(db: Db, table, where, changes, column) {
     const rows = await db(table).where(where).update(changes).returning(column);
     return (rows[0] as Record<string, unknown> | undefined)?.[column];
+  },
+
+  /**
+   * Through `pg`, a named prepared statement: each connection parses and plans it once, then only
+   * binds and runs it. The pool and the client-side timeout are knex's (connect.ts). PGlite and
+   * transactions go through knex.raw.
+   */
+  async runStatement(db, statement, values) {
+    const client = db.client as unknown as NamedStatementClient;
+    if (!client.namedStatements || db.isTransaction) {
+      const result = (await db.raw(statement.sql, values as Knex.RawBinding[])) as { rows: Record<string, unknown>[] };
+      return result.rows;
+    }
+    const connection = await client.acquireConnection();
+    try {
+      const query = await client._query(connection, { sql: statement.native, bindings: values, options: { name: statement.name } });
+      return query.response.rows;
+    } finally {
+      await client.releaseConnection(connection);
+    }
   },
 
   classifyError(error): ErrorClass | undefined {
