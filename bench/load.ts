@@ -14,6 +14,8 @@ export interface Measurement {
   errors: number;
   /** The first error, to say why. */
   firstError?: string;
+  /** CPU milliseconds the server process (and its workers) spent per answer, where measured. */
+  cpuMsPerRequest?: number;
 }
 
 export interface LoadOptions {
@@ -145,7 +147,7 @@ export async function loadLoop(once: (i: number) => Promise<unknown>, options: L
 }
 
 /** One contender of `loadTurns`: an HTTP server under a request, or a closed loop of calls. */
-export type Contender = { baseUrl: string; request: HttpRequest } | { once: (i: number) => Promise<unknown> };
+export type Contender = { baseUrl: string; request: HttpRequest; cpuMs?: () => number } | { once: (i: number) => Promise<unknown> };
 
 async function loopInto(tally: Tally, once: (i: number) => Promise<unknown>, connections: number, seconds: number): Promise<void> {
   const part = await loop(once, connections, seconds, tally.histogram);
@@ -164,8 +166,17 @@ export async function loadTurns(contenders: Contender[], options: LoadOptions): 
     'once' in c ? loopInto(tally, c.once, options.connections, seconds) : cannon(tally, c.baseUrl, c.request, options.connections, seconds);
   if (options.warmupSeconds > 0) for (const c of contenders) await turn(newTally(), c, options.warmupSeconds);
   const tallies = contenders.map(newTally);
+  const cpu = contenders.map(() => 0);
   for (let round = 0; round < Math.max(1, Math.round(options.seconds)); round++) {
-    for (const [i, c] of contenders.entries()) await turn(tallies[i]!, c, 1);
+    for (const [i, c] of contenders.entries()) {
+      const before = 'cpuMs' in c && c.cpuMs ? c.cpuMs() : 0;
+      await turn(tallies[i]!, c, 1);
+      if ('cpuMs' in c && c.cpuMs) cpu[i]! += c.cpuMs() - before;
+    }
   }
-  return tallies.map(measurementOf);
+  return tallies.map((tally, i) => {
+    const c = contenders[i]!;
+    const m = measurementOf(tally);
+    return 'cpuMs' in c && c.cpuMs && m.ok > 0 ? { ...m, cpuMsPerRequest: cpu[i]! / m.ok } : m;
+  });
 }

@@ -18,7 +18,7 @@ import { SearchQuery, paging } from '../common/schemas/repositories.js';
 import { KEYS, publishedRecord } from './dataset.js';
 import { explainMysqlScenarios, explainScenarios } from './explain.js';
 import { type HttpRequest, type LoadOptions, type Measurement, loadHttp, loadHttpInterleaved, loadLoop, loadTurns, type Contender } from './load.js';
-import { type Child, FLOOR_PATH, killChildren, startFloor, startMinimal, startServer } from './processes.js';
+import { type Child, FLOOR_PATH, cpuMsOf, killChildren, startFloor, startMinimal, startServer } from './processes.js';
 import { pgbench } from './pgbench.js';
 import { type DatabaseRun, type Embedded, type LimitRow, type Report, type Row, markdown, problems } from './report.js';
 import {
@@ -181,7 +181,8 @@ async function withPeakRss<T>(server: Child, load: () => Promise<T>): Promise<{ 
 
 function fmt(m: Measurement): string {
   const errors = m.errors ? `, ${m.errors} errors (${m.firstError})` : '';
-  return `${Math.round(m.perSecond)}/s p50 ${m.p50Ms.toFixed(2)} ms p99 ${m.p99Ms.toFixed(2)} ms${errors}`;
+  const cpu = m.cpuMsPerRequest !== undefined ? `, CPU ${(m.cpuMsPerRequest * 1000).toFixed(0)} µs/req` : '';
+  return `${Math.round(m.perSecond)}/s p50 ${m.p50Ms.toFixed(2)} ms p99 ${m.p99Ms.toFixed(2)} ms${cpu}${errors}`;
 }
 
 interface Part {
@@ -393,8 +394,8 @@ async function measureLimits(part: {
   progress(`PostgreSQL: server with 2 workers, pid ${workers.pid} at ${workers.url}`);
   // Turns of the server with one worker, with two, and the limit.
   const contenders = (request: HttpRequest, limit: Contender): Contender[] => [
-    { baseUrl: part.server.url, request },
-    { baseUrl: workers.url, request },
+    { baseUrl: part.server.url, request, cpuMs: () => cpuMsOf(part.server.pid) },
+    { baseUrl: workers.url, request, cpuMs: () => cpuMsOf(workers.pid) },
     limit,
   ];
   const out: LimitRow[] = [];
@@ -421,7 +422,7 @@ async function measureLimits(part: {
     const url = new URL(part.pgUrl);
     for (const scenario of reads) {
       const request = scenario.request(part.auth);
-      const [one, two, bare] = await loadTurns(contenders(request, { baseUrl: minimal.url, request }), load);
+      const [one, two, bare] = await loadTurns(contenders(request, { baseUrl: minimal.url, request, cpuMs: () => cpuMsOf(minimal.pid) }), load);
       progress(`PostgreSQL limits ${scenario.name} c=${LIMIT_CONNECTIONS}: 1 worker ${fmt(one!)}; 2 workers ${fmt(two!)}; minimal ${fmt(bare!)}`);
       const pgb = await pgbench(
         { host: url.hostname, port: Number(url.port || 5432), user: decodeURIComponent(url.username || 'postgres'), database: url.pathname.slice(1) },

@@ -10,6 +10,7 @@ import { createHttpServer } from './http-server.js';
 import { loadConfig } from './config.js';
 import { openDatabase } from './db/connect.js';
 import { createLogger } from './log.js';
+import { letYoungGenerationGrow } from './memory.js';
 import { type Prepared, prepareDatabase } from './setup.js';
 import { DEFAULT_ADMIN_ID } from './services/users.js';
 
@@ -43,6 +44,7 @@ export async function runServer(args: string[], env: NodeJS.ProcessEnv, io: Io):
   let close: (() => Promise<void>) | undefined;
   try {
     const config = loadConfig(args, env);
+    if (config.db.kind !== 'pglite') letYoungGenerationGrow();
     const log = createLogger(config.logLevel);
     if (cluster.isPrimary) for (const warning of config.warnings) io.err(`warning: ${warning}`);
     if (config.workers > 1 && cluster.isPrimary) return await runPrimary(config, io, (port, description, ready) => announce(io, port, description, ready));

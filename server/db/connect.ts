@@ -1,5 +1,6 @@
 // Opens the configured database: embedded PGlite (default), a PostgreSQL server through `pg`, or
 // MariaDB/MySQL through the `mysql2` driver the user supplies.
+import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -161,6 +162,37 @@ export function protectDataDir(dir: string): string[] {
   ];
 }
 
+/**
+ * The embedded database's settings, on top of PGlite's own start parameters. shared_buffers is
+ * PostgreSQL's page cache inside the WebAssembly heap, which only grows: 16 MB instead of 128 MB keeps
+ * the server near 200 MB of memory; the operating system's file cache still holds the data files.
+ * Documented in README ("Embedded database") and docs/api.md ("Configuration").
+ */
+export const PGLITE_SETTINGS = ['-c', 'shared_buffers=16MB'];
+
+interface PGliteModule {
+  PGlite: { new (dataDir: string, options: { startParams: string[] }): unknown; defaultStartParams: string[] };
+}
+
+/**
+ * Creates a new embedded database (initdb) in a child process. In the server's own process initdb
+ * would grow the WebAssembly heap to about 800 MB, which it never gives back; the child's memory
+ * goes away with it. Nothing to do when the folder already holds a database.
+ */
+async function initdbInChild(dir: string): Promise<void> {
+  if (fs.existsSync(path.join(dir, 'PG_VERSION'))) return;
+  const entry = require.resolve('@electric-sql/pglite');
+  const code =
+    `require(${JSON.stringify(entry)}).PGlite.create(process.argv[1]).then((db) => db.close())` +
+    '.catch((error) => { process.stderr.write(String(error && error.message)); process.exit(1); })';
+  await new Promise<void>((resolve, reject) => {
+    execFile(process.execPath, ['-e', code, dir], { maxBuffer: 1024 * 1024 }, (error, _stdout, stderr) => {
+      if (error) reject(new AppError('internal', `cannot create the embedded database in ${dir}: ${stderr.trim() || error.message}`));
+      else resolve();
+    });
+  });
+}
+
 export async function openDatabase(config: ServerConfig['db']): Promise<Database> {
   if (config.kind === 'pglite') {
     const inMemory = config.dataDir === MEMORY;
@@ -168,10 +200,17 @@ export async function openDatabase(config: ServerConfig['db']): Promise<Database
     const release = inMemory ? () => {} : lockDataDir(config.dataDir);
     try {
       const ClientPgLite = require('knex-pglite') as typeof Knex.Client;
+      let connection = {};
+      if (!inMemory) {
+        await initdbInChild(config.dataDir);
+        // The same PGlite module knex-pglite loads; closed by knex.destroy().
+        const { PGlite } = require('@electric-sql/pglite') as PGliteModule;
+        connection = { pglite: new PGlite(config.dataDir, { startParams: [...PGlite.defaultStartParams, ...PGLITE_SETTINGS] }) };
+      }
       const db = knexFactory({
         client: ClientPgLite,
         dialect: 'postgres',
-        connection: inMemory ? {} : { filename: config.dataDir },
+        connection,
         compileSqlOnError: false,
         log: QUIET,
       } as Knex.Config);

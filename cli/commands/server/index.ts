@@ -16,6 +16,10 @@ export function register(program: Command, deps: Deps): void {
     .helpOption('-h, --help', 'show help')
     .argument('[settings...]')
     .action(async (settings: string[]) => {
+      // Before the server's modules load: the young generation stays small for the embedded
+      // database, and grows again on a database server (server/memory.ts).
+      const { keepYoungGenerationSmall } = await import('../../../server/memory.js');
+      keepYoungGenerationSmall();
       const { runServer } = await import('../../../server/main.js');
       process.exitCode = await runServer(settings, deps.env, deps.io);
     });
