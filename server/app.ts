@@ -1,5 +1,6 @@
 // The Koa application. It never listens: main.ts and the tests do.
 import { Router } from '@koa/router';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import Koa from 'koa';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
@@ -7,6 +8,7 @@ import { createPasswords, type Passwords } from './auth/passwords.js';
 import { tokenSettings } from './auth/tokens.js';
 import type { ServerConfig } from './config.js';
 import { trackOutages } from './db/outage.js';
+import { fastReads } from './fast-reads.js';
 import { createMetrics, metricsEndpoint } from './metrics.js';
 import { accessLog } from './middleware/access-log.js';
 import { errors } from './middleware/errors.js';
@@ -65,9 +67,17 @@ export function createApp(options: AppOptions): Koa {
   app.use(requestId());
   if (metrics) app.use(httpMetrics(metrics));
   app.use(accessLog(options.log));
-  app.use(errors(options.log, trackOutages(options.db, options.log)));
+  const outages = trackOutages(options.db, options.log);
+  app.use(errors(options.log, outages));
   app.use(publicFiles(options.publicDir ?? PUBLIC_DIR));
   app.use(router.routes());
   app.use(router.allowedMethods());
+  // The latest lookup and the search, when ordinary, are answered before Koa (server/fast-reads.ts).
+  const fast = fastReads(s, metrics, outages);
+  const koaCallback = app.callback.bind(app);
+  app.callback = () => {
+    const handle = koaCallback();
+    return (req, res) => (fast(req as IncomingMessage, res as ServerResponse) ? Promise.resolve() : handle(req, res));
+  };
   return app;
 }

@@ -8,11 +8,14 @@ export function accessLog(log: Logger): Middleware {
     try {
       await next();
     } finally {
-      const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      log.info(
-        { requestId: ctx.state.requestId, method: ctx.method, path: ctx.path, status: ctx.status, durationMs: Math.round(ms * 100) / 100 },
-        'request',
-      );
+      logRequest(log, ctx.state.requestId as string, ctx.method, ctx.path, ctx.status, started);
     }
   };
+}
+
+/** The request's line; `started` from process.hrtime.bigint(). */
+export function logRequest(log: Logger, requestId: string, method: string, path: string, status: number, started: bigint): void {
+  if (!log.isLevelEnabled('info')) return;
+  const ms = Number(process.hrtime.bigint() - started) / 1e6;
+  log.info({ requestId, method, path, status, durationMs: Math.round(ms * 100) / 100 }, 'request');
 }

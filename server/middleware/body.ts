@@ -1,24 +1,27 @@
 // Reads a JSON request body: application/json only (415), at most 1 MiB (413), well-formed (400).
+import type { IncomingMessage } from 'node:http';
 import type { Context } from 'koa';
 import { AppError, isAppError } from '../../common/errors.js';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
-function hasBody(ctx: Context): boolean {
-  const length = ctx.get('Content-Length');
-  if (length !== '') return Number(length) > 0;
-  return ctx.get('Transfer-Encoding') !== '';
+/** Whether the request's headers announce a body. */
+export function hasBody(req: IncomingMessage): boolean {
+  const length = req.headers['content-length'];
+  if (length !== undefined && length !== '') return Number(length) > 0;
+  return (req.headers['transfer-encoding'] ?? '') !== '';
 }
 
-async function readRaw(ctx: Context): Promise<string> {
-  const declared = Number(ctx.get('Content-Length') || 0);
+/** The body as text, at most BODY_LIMIT_BYTES. */
+export async function readBodyText(req: IncomingMessage): Promise<string> {
+  const declared = Number(req.headers['content-length'] || 0);
   if (declared > BODY_LIMIT_BYTES) {
     throw new AppError('payload_too_large', `the request body is larger than ${BODY_LIMIT_BYTES} bytes`);
   }
   const chunks: Buffer[] = [];
   let size = 0;
   try {
-    for await (const chunk of ctx.req) {
+    for await (const chunk of req) {
       size += (chunk as Buffer).length;
       if (size > BODY_LIMIT_BYTES) {
         throw new AppError('payload_too_large', `the request body is larger than ${BODY_LIMIT_BYTES} bytes`);
@@ -40,11 +43,15 @@ async function readRaw(ctx: Context): Promise<string> {
  * without Content-Type) reads as `{}`: a search needs neither.
  */
 export async function readJson(ctx: Context, options: { optional?: boolean } = {}): Promise<unknown> {
-  if (options.optional && !hasBody(ctx)) return {};
+  if (options.optional && !hasBody(ctx.req)) return {};
   if (!ctx.is('application/json')) {
     throw new AppError('unsupported_media_type', 'send the body as JSON with Content-Type: application/json');
   }
-  const text = await readRaw(ctx);
+  return jsonObject(await readBodyText(ctx.req), options);
+}
+
+/** The JSON object in a body's text; with `optional`, an empty body reads as `{}`. */
+export function jsonObject(text: string, options: { optional?: boolean } = {}): unknown {
   if (options.optional && text.trim() === '') return {};
   let value: unknown;
   try {

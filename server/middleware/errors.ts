@@ -41,17 +41,28 @@ export function errors(log: Logger, outages: Outages): Middleware {
         throw new AppError('method_not_allowed', `${ctx.method} is not allowed on ${ctx.path}`);
       }
     } catch (caught) {
-      const error = toAppError(caught);
-      // An outage is logged once, with a count, not once per request (server/db/outage.ts).
-      const cause = error.details.cause ?? caught;
-      if (error.code === 'unavailable' && isRetryable(cause)) log.warn({ requestId: ctx.state.requestId, code: (cause as { code?: string }).code }, 'a transaction still collided after its retries');
-      else if (error.code === 'unavailable') outages.failed(cause);
-      else if (error.code === 'internal') log.error({ err: cause, requestId: ctx.state.requestId }, 'request failed');
-      ctx.status = error.status;
-      ctx.body = errorBody(error);
-      if (error.details.retryAfter !== undefined) ctx.set('Retry-After', String(error.details.retryAfter));
+      const answer = failureAnswer(caught, ctx.state.requestId as string | undefined, log, outages);
+      ctx.status = answer.status;
+      ctx.body = answer.body;
+      if (answer.retryAfter !== undefined) ctx.set('Retry-After', String(answer.retryAfter));
     }
   };
+}
+
+/** The answer to a failed request, logged as it should be; also used outside Koa (server/fast-reads.ts). */
+export function failureAnswer(
+  caught: unknown,
+  requestId: string | undefined,
+  log: Logger,
+  outages: Outages,
+): { status: number; body: ErrorBody & Record<string, unknown>; retryAfter?: number } {
+  const error = toAppError(caught);
+  // An outage is logged once, with a count, not once per request (server/db/outage.ts).
+  const cause = error.details.cause ?? caught;
+  if (error.code === 'unavailable' && isRetryable(cause)) log.warn({ requestId, code: (cause as { code?: string }).code }, 'a transaction still collided after its retries');
+  else if (error.code === 'unavailable') outages.failed(cause);
+  else if (error.code === 'internal') log.error({ err: cause, requestId }, 'request failed');
+  return { status: error.status, body: errorBody(error), retryAfter: error.details.retryAfter };
 }
 
 /** Adds `valid: false` and `userId` to the error bodies of the user routes (docs/api.md, "Errors"). */

@@ -27,6 +27,13 @@ function countOutcome(metrics: Metrics, ctx: Context, route: string, status: num
   }
 }
 
+/** Counts and times a request that no Koa middleware saw (server/fast-reads.ts). */
+export function countRequest(metrics: Metrics, method: string, route: string, status: number, started: bigint): void {
+  const labels = { method, route, status: String(status) };
+  metrics.httpRequests.inc(labels);
+  metrics.httpDuration.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
+}
+
 export function httpMetrics(metrics: Metrics): Middleware {
   return async (ctx, next) => {
     const stop = metrics.httpDuration.startTimer();
