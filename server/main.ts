@@ -10,7 +10,7 @@ import { createHttpServer } from './http-server.js';
 import { loadConfig } from './config.js';
 import { openDatabase } from './db/connect.js';
 import { createLogger } from './log.js';
-import { letYoungGenerationGrow } from './memory.js';
+import { collectStartupGarbage, letYoungGenerationGrow } from './memory.js';
 import { type Prepared, prepareDatabase } from './setup.js';
 import { DEFAULT_ADMIN_ID } from './services/users.js';
 
@@ -73,6 +73,7 @@ export async function runServer(args: string[], env: NodeJS.ProcessEnv, io: Io):
       );
     }
     // A worker of --workers: the primary says where the workers listen.
+    if (config.db.kind === 'pglite') collectStartupGarbage();
     if (cluster.isPrimary) announce(io, port, database.description, prepared);
 
     const stopped = await stopSignal;

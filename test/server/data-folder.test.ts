@@ -46,7 +46,10 @@ function nobodyCanRead(file: string): boolean {
   return spawnSync('runuser', ['-u', 'nobody', '--', 'cat', file], { stdio: 'ignore' }).status === 0;
 }
 
-describe('the embedded database folder', () => {
+/** Each test starts a new embedded database (initdb in a child process), one twice: 10 to 20 s each on a busy machine. */
+const FIRST_START_TESTS_MS = 90_000;
+
+describe('the embedded database folder', { timeout: FIRST_START_TESTS_MS }, () => {
   let umask: number;
   beforeEach(() => {
     umask = process.umask(0o022);
