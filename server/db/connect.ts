@@ -87,8 +87,13 @@ interface PgConnection {
 function postgresClient(driver: unknown, limitMs: number): typeof Knex.Client {
   const ClientPG = require('knex/lib/dialects/postgres/index.js') as typeof Knex.Client;
   return class ClientWithDriver extends ClientPG {
-    /** Read by the dialect: statements may be named and prepared (dialects/postgres.ts). */
-    namedStatements = true;
+    /**
+     * Read by the dialect: statements may be named and prepared (dialects/postgres.ts). On the
+     * prototype, so a transaction's client (made from it) has it too.
+     */
+    get namedStatements(): boolean {
+      return true;
+    }
 
     _driver() {
       return driver;

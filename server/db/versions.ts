@@ -110,16 +110,19 @@ export function upsertVersion(db: Knex, fields: VersionFields): Promise<{ uid: s
   if (!fields.latestVersion) return retryConflicts(() => upsertRow(db, fields));
   return retryConflicts(() =>
     dialectOf(db).transactionWithLock(db, publishKey(fields), async (trx) => {
-      await trx('versions')
-        .where({
-          project_name: fields.projectName,
-          group_id: fields.groupId,
-          artifact_id: fields.artifactId,
-          branch: fields.branch,
-          latest_version: true,
-        })
-        .whereNot('version', fields.version)
-        .update({ latest_version: false, updated_at: trx.fn.now(3) });
+      const values = [false, fields.projectName, fields.groupId, fields.artifactId, fields.branch, true, fields.version];
+      await cachedRows(trx, 'clear-latest', values, () =>
+        trx('versions')
+          .where({
+            project_name: fields.projectName,
+            group_id: fields.groupId,
+            artifact_id: fields.artifactId,
+            branch: fields.branch,
+            latest_version: true,
+          })
+          .whereNot('version', fields.version)
+          .update({ latest_version: false, updated_at: trx.fn.now(3) }),
+      );
       return upsertRow(trx, fields);
     }),
   );

@@ -38,6 +38,25 @@ interface NamedStatementClient {
   _query(connection: unknown, query: { sql: string; bindings: unknown[]; options: { name: string } }): Promise<{ response: { rows: Record<string, unknown>[] } }>;
 }
 
+/** Statement names by SQL text, for the statements publishing sends many times. */
+const names = new Map<string, string>();
+
+/**
+ * Through `pg`, the statement is sent as a named prepared statement: each connection parses and
+ * plans it once. PGlite has no such thing and gets it as it is.
+ */
+function named<T extends { options(options: Readonly<Record<string, unknown>>): T }>(db: Db, query: T, sql: string): T {
+  if (!(db.client as unknown as NamedStatementClient).namedStatements) return query;
+  let name = names.get(sql);
+  if (name === undefined) {
+    name = `repoadmin_w${names.size + 1}`;
+    names.set(sql, name);
+  }
+  return query.options({ name });
+}
+
+const LOCK = 'select pg_advisory_xact_lock(hashtext(?))';
+
 export const postgresDialect: Dialect = {
   name: 'postgres',
   likeEscape: "escape '\\'",
@@ -57,22 +76,20 @@ export const postgresDialect: Dialect = {
     const values = [randomUUID(), ...columns.slice(1).map((c) => row[c])] as Knex.RawBinding[];
     const cast: Record<string, string> = { uid: '::uuid', creation_date: '::timestamptz', latest_version: '::boolean' };
     const replaced = columns.filter((c) => c !== 'uid' && !coordinates.includes(c));
-    const result = await db.raw(
-      `with key_lock as (select pg_advisory_xact_lock(hashtext(?)))
+    const sql = `with key_lock as (select pg_advisory_xact_lock(hashtext(?)))
        insert into versions (${columns.join(', ')}, updated_at)
        select ${columns.map((c) => `?${cast[c] ?? ''}`).join(', ')}, now() from key_lock
        on conflict (${coordinates.join(', ')}) do update set
          ${[...replaced, 'updated_at'].map((c) => `${c} = excluded.${c}`).join(', ')}
-       returning uid, (xmax = 0) as created`,
-      [lockKey, ...values],
-    );
+       returning uid, (xmax = 0) as created`;
+    const result = await named(db, db.raw(sql, [lockKey, ...values]), sql);
     const stored = (result as { rows: { uid: string; created: boolean }[] }).rows[0]!;
     return { uid: String(stored.uid), created: Boolean(stored.created) };
   },
 
   transactionWithLock<T>(db: Knex, key: string, work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
     return db.transaction(async (trx) => {
-      await trx.raw('select pg_advisory_xact_lock(hashtext(?))', [key]);
+      await named(trx, trx.raw(LOCK, [key]), LOCK);
       return work(trx);
     });
   },
@@ -99,13 +116,15 @@ export const postgresDialect: Dialect = {
 
   /**
    * Through `pg`, a named prepared statement: each connection parses and plans it once, then only
-   * binds and runs it. The pool and the client-side timeout are knex's (connect.ts). PGlite and
-   * transactions go through knex.raw.
+   * binds and runs it. The pool and the client-side timeout are knex's (connect.ts). In a
+   * transaction it goes through knex.raw on the transaction's connection, still named; PGlite
+   * gets it through knex.raw as it is.
    */
   async runStatement(db, statement, values) {
     const client = db.client as unknown as NamedStatementClient;
     if (!client.namedStatements || db.isTransaction) {
-      const result = (await db.raw(statement.sql, values as Knex.RawBinding[])) as { rows: Record<string, unknown>[] };
+      const query = db.raw(statement.sql, values as Knex.RawBinding[]);
+      const result = (await (client.namedStatements ? query.options({ name: statement.name }) : query)) as { rows: Record<string, unknown>[] };
       return result.rows;
     }
     const connection = await client.acquireConnection();
