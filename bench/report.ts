@@ -72,6 +72,10 @@ function ms(value: number): string {
   return Number.isFinite(value) ? value.toFixed(2) : '-';
 }
 
+function cpu(m: Measurement): string {
+  return m.cpuMsPerRequest !== undefined ? String(Math.round(m.cpuMsPerRequest * 1000)) : '-';
+}
+
 function ratio(server: Measurement, limit: Measurement): string {
   return limit.perSecond > 0 ? `${Math.round((server.perSecond / limit.perSecond) * 100)}%` : '-';
 }
@@ -253,12 +257,14 @@ export function markdown(report: Report, options: { plans: boolean } = { plans: 
       'statements answering the same SQL (bench/minimal.ts), and pgbench (`-M prepared`, same SQL, same concurrency)',
       'as the database\'s own limit. Publishing: the same transaction straight through a `pg` pool.',
       '',
-      '| request | 1 worker req/s | p50 ms | p99 ms | 2 workers req/s | p50 ms | p99 ms | limit | req/s | p50 ms | p99 ms | 1 worker/limit | 2 workers/limit | pgbench tps |',
-      '|---|--:|--:|--:|--:|--:|--:|---|--:|--:|--:|--:|--:|--:|',
+      'CPU µs/req: CPU time (user + system) of that server process, and its workers, per answer during its turns.',
+      '',
+      '| request | 1 worker req/s | p50 ms | p99 ms | CPU µs/req | 2 workers req/s | p50 ms | p99 ms | CPU µs/req | limit | req/s | p50 ms | p99 ms | CPU µs/req | 1 worker/limit | 2 workers/limit | pgbench tps |',
+      '|---|--:|--:|--:|--:|--:|--:|--:|--:|---|--:|--:|--:|--:|--:|--:|--:|',
       ...report.limits.map(
         (r) =>
-          `| ${r.name} | ${rate(r.server)} | ${ms(r.server.p50Ms)} | ${ms(r.server.p99Ms)} | ${rate(r.workers)} | ${ms(r.workers.p50Ms)} | ${ms(r.workers.p99Ms)} | ` +
-          `${r.limitName} | ${rate(r.limit)} | ${ms(r.limit.p50Ms)} | ${ms(r.limit.p99Ms)} | ${ratio(r.server, r.limit)} | ${ratio(r.workers, r.limit)} | ` +
+          `| ${r.name} | ${rate(r.server)} | ${ms(r.server.p50Ms)} | ${ms(r.server.p99Ms)} | ${cpu(r.server)} | ${rate(r.workers)} | ${ms(r.workers.p50Ms)} | ${ms(r.workers.p99Ms)} | ${cpu(r.workers)} | ` +
+          `${r.limitName} | ${rate(r.limit)} | ${ms(r.limit.p50Ms)} | ${ms(r.limit.p99Ms)} | ${cpu(r.limit)} | ${ratio(r.server, r.limit)} | ${ratio(r.workers, r.limit)} | ` +
           `${r.pgbench ? Math.round(r.pgbench.perSecond).toLocaleString('en') : '-'} |`,
       ),
       '',
