@@ -60,7 +60,7 @@ export async function main(argv: string[], deps: Deps): Promise<number> {
       '\nExamples:\n' +
         '  repoadmin login --url http://localhost:9090\n' +
         '  repoadmin publish --group com.acme --artifact app --version 1.2.3 --latest\n' +
-        '  V=$(repoadmin search --group com.acme --artifact app --branch main --latest --field version)',
+        '  V=$(repoadmin search --group com.acme --artifact app --branch main \\\n      --latest --field version)',
     )
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride()

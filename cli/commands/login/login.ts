@@ -17,9 +17,9 @@ export function loginCommand(deps: Deps, run = runLogin): Command {
   return new Command('login')
     .summary('log in to a server and store the token')
     .description(
-      'Log in to a registry server and store the token in the config file (mode 0600).\n' +
-        'The server comes from --url, REPOADMIN_URL or the current login; the user name from\n' +
-        '--username or REPOADMIN_USERNAME; the password from standard input (--password-stdin),\n' +
+      'Log in to a registry server and store the token in the config file (mode 0600). ' +
+        'The server comes from --url, REPOADMIN_URL or the current login; the user name from ' +
+        '--username or REPOADMIN_USERNAME; the password from standard input (--password-stdin), ' +
         'REPOADMIN_PASSWORD, or a prompt on a terminal.',
     )
     .usage('[--url URL] [--username U] [--password-stdin]')

@@ -29,13 +29,16 @@ export interface PublishOptions {
 export function publishCommand(deps: Deps, run = runPublish): Command {
   return new Command('publish')
     .summary('publish a version record')
+    // One paragraph each: commander wraps them to the terminal's width.
     .description(
-      'Publish a version. Branch, repository address and project come from the build server when not given:\n' +
-        'branch from BRANCH_NAME, GIT_BRANCH, CI_COMMIT_REF_NAME or GITHUB_REF_NAME; address from GIT_URL,\n' +
-        'CI_PROJECT_URL or GITHUB_SERVER_URL/GITHUB_REPOSITORY; project from the logged-in user.\n' +
+      [
+        'Publish a version. Branch, repository address and project come from the build server when not given: ' +
+          'the branch from BRANCH_NAME, GIT_BRANCH, CI_COMMIT_REF_NAME or GITHUB_REF_NAME; the address from GIT_URL, ' +
+          'CI_PROJECT_URL or GITHUB_SERVER_URL/GITHUB_REPOSITORY; the project from the logged-in user.',
         'Publishing the same coordinates again replaces the record. Prints the record uid.',
+      ].join('\n\n'),
     )
-    .usage('--group G --artifact A --version V [--project P] [--branch B] [--repository-url U] [--type T] [--latest] [--date ISO] [--description TEXT | --description-file FILE] [--file record.json]')
+    .usage('--group G --artifact A --version V [options]')
     .option('--group <groupId>', 'group id, e.g. com.acme')
     .option('--artifact <artifactId>', 'artifact id')
     .option('--version <version>', 'version')
@@ -48,7 +51,13 @@ export function publishCommand(deps: Deps, run = runPublish): Command {
     .option('--description <text>', 'description (Markdown)')
     .option('--description-file <file>', 'read the description from a file (- for standard input)')
     .option('--file <record.json>', 'a version record in JSON; flags override its fields')
-    .addHelpText('after', example('repoadmin publish --group com.acme --artifact app --version 1.2.3 --latest', 'REPOADMIN_URL=https://registry.example.com REPOADMIN_TOKEN=$TOKEN BRANCH_NAME=main repoadmin publish --group com.acme --artifact app --version "$VERSION"'))
+    .addHelpText(
+      'after',
+      example(
+        'repoadmin publish --group com.acme --artifact app --version 1.2.3 --latest',
+        'REPOADMIN_URL=https://registry.example.com REPOADMIN_TOKEN=$TOKEN \\\n    BRANCH_NAME=main repoadmin publish --group com.acme --artifact app \\\n    --version "$VERSION"',
+      ),
+    )
     .action(action<PublishOptions, PublishOptions>(deps, (flags) => ({ ...flags, latest: Boolean(flags.latest) }), run));
 }
 

@@ -21,7 +21,7 @@ export function userPasswdCommand(deps: Deps, run = runUserPasswd): Command {
     .usage('[<username|userId>] [--password-stdin]')
     .argument('[user]', 'user name or userId')
     .option('--password-stdin', 'read the new password from standard input')
-    .addHelpText('after', example('repoadmin user passwd', 'printf %s "$NEW_PASSWORD" | repoadmin user passwd ci-shop --password-stdin'))
+    .addHelpText('after', example('repoadmin user passwd', 'printf %s "$NEW_PASSWORD" | repoadmin user passwd shop-ci --password-stdin'))
     .action(
       action<{ passwordStdin?: boolean }, UserPasswdOptions>(
         deps,
