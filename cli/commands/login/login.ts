@@ -46,6 +46,7 @@ export async function runLogin(opts: LoginOptions, deps: Pick<Deps, 'io' | 'env'
       default: current?.url ?? DEFAULT_SERVER,
     }),
     given ? '--url' : 'server',
+    deps.settings.verbose ? (line) => deps.io.err(`verbose: ${line}`) : undefined,
   );
   const stored = await deps.config.get(url);
   const username = await valueOrAsk(deps, {

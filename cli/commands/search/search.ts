@@ -1,17 +1,31 @@
 // `repoadmin search`: finds version records; `--latest --field version` is made for scripts.
 import { Command } from 'commander';
 import { AppError } from '../../../common/errors.js';
-import { SORT_FIELDS, type SearchRequest, type SearchResult, type VersionInformation } from '../../../common/schemas/repositories.js';
+import { SORT_FIELDS, SearchRequest, type SearchResult, type VersionInformation } from '../../../common/schemas/repositories.js';
 import type { SearchPaging } from '../../api/client.js';
 import type { Deps } from '../../deps.js';
 import type { Report } from '../../output/index.js';
-import { action, example, wholeNumber } from '../support.js';
+import { action, checkRequest, example, wholeNumber, withFlagNames } from '../support.js';
 
 /** The fields `--field` can print: those of one record of the answer. */
 export const FIELDS = [
   'uid', 'projectName', 'branch', 'groupId', 'artifactId', 'version', 'repositoryUrl', 'creationDate', 'type', 'latestVersion', 'description',
 ] as const;
 export type Field = (typeof FIELDS)[number];
+
+/** The request's fields and query parameters under the flags that set them. */
+const FLAGS = {
+  groupId: '--group',
+  artifactId: '--artifact',
+  version: '--version',
+  projectName: '--project',
+  branch: '--branch',
+  type: '--type',
+  page: '--page',
+  size: '--size',
+  sortField: '--sort',
+  sortDirection: '--sort',
+};
 
 /** The server's largest page: what `--all` asks for. */
 const ALL_PAGE_SIZE = 100;
@@ -127,7 +141,13 @@ async function everyPage(opts: SearchOptions, deps: Pick<Deps, 'io' | 'api' | 's
 
 export async function runSearch(opts: SearchOptions, deps: Pick<Deps, 'io' | 'api' | 'settings'>): Promise<Report> {
   if (opts.field && deps.settings.json) throw new AppError('usage', 'pass either --field or --json, not both');
-  const answer = opts.all ? await everyPage(opts, deps) : await deps.api.search(opts.filters, opts.paging);
+  checkRequest(SearchRequest, opts.filters, FLAGS);
+  let answer: SearchResult;
+  try {
+    answer = opts.all ? await everyPage(opts, deps) : await deps.api.search(opts.filters, opts.paging);
+  } catch (error) {
+    throw withFlagNames(error, FLAGS);
+  }
   const records = answer.versionInformation;
   if (opts.latest && records.length === 0) {
     throw new AppError('nothing_found', `no latest version matches ${describe(opts.filters)}`);
