@@ -9,7 +9,7 @@ export type TokenOptions = Record<string, never>;
 export function tokenCommand(deps: Deps, run = runToken): Command {
   return new Command('token')
     .summary('print the current token (for curl)')
-    .description('Print the token this CLI would send: --token, REPOADMIN_TOKEN, a login with\nREPOADMIN_USERNAME and REPOADMIN_PASSWORD, or the stored login.')
+    .description('Print the token this CLI would send: --token, REPOADMIN_TOKEN, a login with REPOADMIN_USERNAME and REPOADMIN_PASSWORD, or the stored login.')
     .usage('[--url URL] [--json]')
     .addHelpText('after', example('curl -H "Authorization: Bearer $(repoadmin token)" \\\n    http://localhost:9090/v1/users/me'))
     .action(action<object, TokenOptions>(deps, () => ({}), run));

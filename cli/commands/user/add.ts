@@ -24,7 +24,7 @@ export function parseRole(value: string): Role {
 export function userAddCommand(deps: Deps, run = runUserAdd): Command {
   return new Command('add')
     .summary('create a user (administrators only)')
-    .description('Create a user of a project. The password comes from standard input (--password-stdin)\nor, on a terminal, from a prompt.')
+    .description('Create a user of a project. The password comes from standard input (--password-stdin) or, on a terminal, from a prompt.')
     .usage('<username> --project P --role admin|user [options]')
     .argument('<username>', 'the new user name')
     .option('--project <name>', 'the project the user publishes for')

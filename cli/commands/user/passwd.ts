@@ -15,7 +15,7 @@ export function userPasswdCommand(deps: Deps, run = runUserPasswd): Command {
   return new Command('passwd')
     .summary("change a password (one's own when no user is given)")
     .description(
-      "Change a password. Without a user, changes one's own and logs in again with the new password\n" +
+      "Change a password. Without a user, changes one's own and logs in again with the new password " +
         '(the server revokes the old token). Administrators may change anyone\'s.',
     )
     .usage('[<username|userId>] [--password-stdin]')
