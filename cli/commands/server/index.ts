@@ -1,4 +1,6 @@
 // `repoadmin server`: runs the registry server until SIGTERM or SIGINT.
+import { realpathSync } from 'node:fs';
+import path from 'node:path';
 import type { Command, Help } from 'commander';
 import { SETTINGS } from '../../../server/settings.js';
 import type { Deps } from '../../deps.js';
@@ -14,6 +16,28 @@ function settingsHelp(helper: Help): string {
   return `\nSettings (argument, environment variable; the argument wins):\n${entries.join('\n')}`;
 }
 
+/**
+ * How the person who started the server runs this command line, for the server's first-start hint:
+ * `repoadmin` when that name on PATH is this installation; `npx repoadmin` when started through npm
+ * (`npm start`, `npx repoadmin server`: npm sets npm_command) from a checkout, where the name is not
+ * on PATH; else `node` and the path of this launcher.
+ */
+export function cliInvocation(env: NodeJS.ProcessEnv, launcher: string, cwd: string): string {
+  const real = (file: string) => {
+    try {
+      return realpathSync(file);
+    } catch {
+      return undefined;
+    }
+  };
+  const self = real(launcher);
+  const onPath = (env.PATH ?? '').split(path.delimiter).filter(Boolean).map((dir) => real(path.join(dir, 'repoadmin')));
+  if (self && onPath.includes(self)) return 'repoadmin';
+  if (env.npm_command) return 'npx repoadmin';
+  const relative = path.relative(cwd, launcher);
+  return `node ${relative && !relative.startsWith('..') && !path.isAbsolute(relative) ? relative : launcher}`;
+}
+
 export function register(program: Command, deps: Deps): void {
   const server = program
     .command('server')
@@ -25,7 +49,8 @@ export function register(program: Command, deps: Deps): void {
     .argument('[settings...]')
     .action(async (settings: string[]) => {
       const { runServer } = await import('../../../server/main.js');
-      process.exitCode = await runServer(settings, deps.env, deps.io);
+      const cli = cliInvocation(deps.env, process.argv[1] ?? 'repoadmin', process.cwd());
+      process.exitCode = await runServer(settings, deps.env, deps.io, { cli });
     });
   server.addHelpText('after', () => {
     const helper = server.createHelp();
