@@ -3,14 +3,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { assertBuilt, freshHome } from './run.js';
+import { skipping } from '../helpers/skip.js';
 import { inTerminal, tmuxMissing, tmuxPath, type Terminal } from './terminal.js';
 
 let server: TestServer;
 let env: Record<string, string>;
 const open: Terminal[] = [];
 
-const missing = tmuxMissing();
-if (missing) console.warn(`prompt tests skipped: ${missing}`);
+const missing = skipping('the prompt tests', tmuxMissing());
 
 beforeAll(async () => {
   if (missing) return;

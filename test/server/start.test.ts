@@ -1,11 +1,11 @@
 // Starting the server (the built bin/repoadmin) as a newcomer does: a port that is taken stops the
 // start before any database folder is made, and the first-start hint names the command line the
-// way this server was started.
+// way this server was started (each way: cli/commands/server/server.test.ts).
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { BIN, type ServerProcess, cleanEnv, run, startServerProcess, tempDir } from '../helpers/process.js';
+import { type ServerProcess, cleanEnv, run, startServerProcess, tempDir } from '../helpers/process.js';
 
 const FAST = { REPO_MAN_BCRYPT_COST: '4', REPO_MAN_LOG_LEVEL: 'warn' };
 
@@ -46,23 +46,6 @@ describe('starting the server', () => {
     const server = await startServerProcess([], serverEnv({ REPO_MAN_DATA_DIR: tempDir(), PATH: PLAIN_PATH, npm_command: 'start' }));
     running.push(server);
     expect(server.stderr()).toContain(hint('npx repoadmin', server.url));
-    expect(await server.stop()).toBe(0);
-  });
-
-  it('names `repoadmin` when that name on PATH is this installation (npm link, an installed archive)', async () => {
-    const bin = tempDir();
-    fs.symlinkSync(BIN, path.join(bin, 'repoadmin'));
-    const server = await startServerProcess([], serverEnv({ REPO_MAN_DATA_DIR: tempDir(), PATH: bin + path.delimiter + PLAIN_PATH, npm_command: 'start' }));
-    running.push(server);
-    expect(server.stderr()).toContain(hint('repoadmin', server.url));
-    expect(await server.stop()).toBe(0);
-  });
-
-  it('names the launcher itself when started with node and no npm', async () => {
-    const server = await startServerProcess([], serverEnv({ REPO_MAN_DATA_DIR: tempDir(), PATH: PLAIN_PATH }));
-    running.push(server);
-    const launcher = path.relative(process.cwd(), BIN);
-    expect(server.stderr()).toContain(hint(`node ${launcher.startsWith('..') ? BIN : launcher}`, server.url));
     expect(await server.stop()).toBe(0);
   });
 });
