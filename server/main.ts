@@ -64,7 +64,7 @@ export async function runServer(args: string[], env: NodeJS.ProcessEnv, io: Io, 
       );
     }
 
-    const database = await openDatabase(config.db);
+    const database = await openDatabase(config.db, log);
     close = database.close;
     const passwords = createPasswords(config.bcryptCost);
     const prepared = await prepareDatabase(database.db, config, passwords);

@@ -75,7 +75,23 @@ function describeConnectionError(error: unknown, config: ServerConfig['db']): st
   return `cannot connect to ${where}: ${reason}; check ${setting}`;
 }
 
-export async function openDatabase(config: ServerConfig['db']): Promise<Database> {
+/** Where knex's own warnings go: the server's log, not console.log (which would break its JSON lines). */
+export interface DatabaseLog {
+  warn(fields: object, message: string): void;
+}
+
+/**
+ * knex writes pool and connection trouble ("Acquire connection error", with a stack) to the console
+ * unless given a `log`. Its messages go to the server's log, one line each; the error that reaches
+ * a request is logged there already, with its stack. Without a log, knex keeps writing to the console.
+ */
+function knexLog(log: DatabaseLog | undefined): Knex.Config['log'] {
+  if (!log) return undefined;
+  const write = (message: unknown) => log.warn({ source: 'knex' }, String(message).split('\n')[0]!);
+  return { warn: write, error: write, deprecate: write, debug: () => {} };
+}
+
+export async function openDatabase(config: ServerConfig['db'], log?: DatabaseLog): Promise<Database> {
   if (config.kind === 'pglite') {
     const inMemory = config.dataDir === MEMORY;
     const release = inMemory ? () => {} : lockDataDir(config.dataDir);
@@ -85,6 +101,7 @@ export async function openDatabase(config: ServerConfig['db']): Promise<Database
         client: ClientPgLite,
         dialect: 'postgres',
         connection: inMemory ? {} : { filename: config.dataDir },
+        log: knexLog(log),
       } as Knex.Config);
       await db.raw('select 1');
       return {
@@ -115,6 +132,7 @@ export async function openDatabase(config: ServerConfig['db']): Promise<Database
       connectionTimeoutMillis: 10_000,
     },
     pool: { min: 0, max: 10, acquireTimeoutMillis: 15_000 },
+    log: knexLog(log),
   } as Knex.Config);
   try {
     await db.raw('select 1');

@@ -71,7 +71,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     },
   });
   const log = createLogger(config.logLevel, sink);
-  const opened = await openDatabase(config.db);
+  const opened = await openDatabase(config.db, log);
   const passwords = createPasswords(config.bcryptCost);
   const prepared = await prepareDatabase(opened.db, config, passwords);
   const app = createApp({ db: opened.db, config, log, secret: prepared.secret, passwords });
