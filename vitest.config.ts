@@ -1,11 +1,27 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
+
+const JENKINS_TESTS = 'test/jenkins/**/*.test.ts';
 
 export default defineConfig({
   test: {
-    include: ['{cli,server,common,public,test,scripts}/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
     maxWorkers: 2,
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'main',
+          include: ['{cli,server,common,public,test,scripts}/**/*.test.ts'],
+          exclude: [...configDefaults.exclude, JENKINS_TESTS],
+        },
+      },
+      // The jobs tests run against both behaviours of the Jenkins simulator (test/jenkins/simulator.ts).
+      ...(['older', 'current'] as const).map((release) => ({
+        extends: true as const,
+        test: { name: `jenkins-${release}`, include: [JENKINS_TESTS], env: { REPOADMIN_TEST_JENKINS: release } },
+      })),
+    ],
   },
 });

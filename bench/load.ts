@@ -46,10 +46,18 @@ function measurement(histogram: RecordableHistogram, ok: number, seconds: number
 
 let requestNumber = 0;
 
-async function cannon(baseUrl: string, request: HttpRequest, connections: number, seconds: number): Promise<Measurement> {
-  const histogram = createHistogram();
-  let ok = 0;
-  let firstError: string | undefined;
+/** Answers counted across one or more autocannon runs of the same request. */
+interface Tally {
+  histogram: RecordableHistogram;
+  ok: number;
+  errors: number;
+  seconds: number;
+  firstError?: string;
+}
+
+const newTally = (): Tally => ({ histogram: createHistogram(), ok: 0, errors: 0, seconds: 0 });
+
+async function cannon(tally: Tally, baseUrl: string, request: HttpRequest, connections: number, seconds: number): Promise<void> {
   const headers = { ...request.headers, ...(request.body !== undefined ? { 'content-type': 'application/json' } : {}) };
   const body = request.body;
   const instance = autocannon({
@@ -67,23 +75,43 @@ async function cannon(baseUrl: string, request: HttpRequest, connections: number
   // The instance reports every answer with its client first; the type declarations leave that out.
   (instance as unknown as NodeJS.EventEmitter).on('response', (_client: unknown, status: number, _bytes: number, ms: number) => {
     if (status >= 200 && status < 300) {
-      ok++;
-      histogram.record(Math.max(1, Math.round(ms * 1000)));
+      tally.ok++;
+      tally.histogram.record(Math.max(1, Math.round(ms * 1000)));
     } else {
-      firstError ??= `HTTP ${status}`;
+      tally.firstError ??= `HTTP ${status}`;
     }
   });
   (instance as unknown as NodeJS.EventEmitter).on('reqError', (error: Error) => {
-    firstError ??= error.message;
+    tally.firstError ??= error.message;
   });
   const result = await instance;
-  return measurement(histogram, ok, result.duration, result.non2xx + result.errors + result.timeouts, firstError);
+  tally.seconds += result.duration;
+  tally.errors += result.non2xx + result.errors + result.timeouts;
 }
+
+const measurementOf = (t: Tally) => measurement(t.histogram, t.ok, t.seconds, t.errors, t.firstError);
 
 /** autocannon for `warmupSeconds` (not counted), then for `seconds`. */
 export async function loadHttp(baseUrl: string, request: HttpRequest, options: LoadOptions): Promise<Measurement> {
-  if (options.warmupSeconds > 0) await cannon(baseUrl, request, options.connections, options.warmupSeconds);
-  return cannon(baseUrl, request, options.connections, options.seconds);
+  if (options.warmupSeconds > 0) await cannon(newTally(), baseUrl, request, options.connections, options.warmupSeconds);
+  const tally = newTally();
+  await cannon(tally, baseUrl, request, options.connections, options.seconds);
+  return measurementOf(tally);
+}
+
+/**
+ * Several requests measured in turns of one second each, for `seconds` in all per request: on a
+ * machine whose load drifts (shared cores), each request sees the same conditions as the others.
+ */
+export async function loadHttpInterleaved(baseUrl: string, requests: HttpRequest[], options: LoadOptions): Promise<Measurement[]> {
+  if (options.warmupSeconds > 0) {
+    for (const request of requests) await cannon(newTally(), baseUrl, request, options.connections, options.warmupSeconds);
+  }
+  const tallies = requests.map(newTally);
+  for (let round = 0; round < Math.max(1, Math.round(options.seconds)); round++) {
+    for (const [i, request] of requests.entries()) await cannon(tallies[i]!, baseUrl, request, options.connections, 1);
+  }
+  return tallies.map(measurementOf);
 }
 
 async function loop(once: (i: number) => Promise<unknown>, connections: number, seconds: number): Promise<Measurement> {

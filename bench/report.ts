@@ -5,7 +5,7 @@ import type { Measurement } from './load.js';
 import type { ScenarioId } from './scenarios.js';
 import type { SeedTiming } from './seed.js';
 
-export type DatabaseName = 'PostgreSQL' | 'PGlite';
+export type DatabaseName = 'PostgreSQL' | 'PGlite' | 'MariaDB';
 
 export interface Row {
   database: DatabaseName;
@@ -104,6 +104,14 @@ export function targets(rows: Row[], runs: DatabaseRun[]): Target[] {
     reached: publish ? `${rate(publish.server)}/s` : 'not measured',
     met: publish ? publish.server.perSecond >= 1000 : undefined,
   });
+  const at1 = (scenario: ScenarioId) => rows.find((r) => r.database === 'PostgreSQL' && r.scenario === scenario && r.connections === 1);
+  const [withToken, withJwt] = [at1('publish-token'), at1('publish')];
+  result.push({
+    what: 'publish with a project token vs a session JWT, p50 at c=1',
+    goal: 'no more (within 5%, the noise of one run)',
+    reached: withToken && withJwt ? `${ms(withToken.server.p50Ms)} ms vs ${ms(withJwt.server.p50Ms)} ms` : 'not measured',
+    met: withToken && withJwt ? withToken.server.p50Ms <= withJwt.server.p50Ms * 1.05 : undefined,
+  });
   const pg = runs.find((r) => r.database === 'PostgreSQL');
   result.push({
     what: 'server RSS under load',
@@ -112,6 +120,20 @@ export function targets(rows: Row[], runs: DatabaseRun[]): Target[] {
     met: pg ? pg.memory.peak < 200 * MB : undefined,
   });
   return result;
+}
+
+/** Table rows comparing a publishing step with a project token, a session JWT, and a password login first. */
+export function pipelineSteps(rows: Row[]): string[] {
+  const out: string[] = [];
+  for (const database of ['PostgreSQL', 'PGlite'] as const) {
+    const at1 = (scenario: ScenarioId) => rows.find((r) => r.database === database && r.scenario === scenario && r.connections === 1)?.server;
+    const [token, jwt, login] = [at1('publish-token'), at1('publish'), at1('login')];
+    if (token) out.push(`| ${database} | publish with a project token | ${ms(token.p50Ms)} | ${ms(token.p99Ms)} |`);
+    if (jwt) out.push(`| ${database} | publish with a session JWT | ${ms(jwt.p50Ms)} | ${ms(jwt.p99Ms)} |`);
+    if (login) out.push(`| ${database} | log in with a password | ${ms(login.p50Ms)} | ${ms(login.p99Ms)} |`);
+    if (login && jwt) out.push(`| ${database} | log in with a password, then publish | ${ms(login.p50Ms + jwt.p50Ms)} | - |`);
+  }
+  return out;
 }
 
 export function problems(report: Report): string[] {
@@ -151,7 +173,22 @@ export function markdown(report: Report, options: { plans: boolean } = { plans: 
   }
   out.push('');
 
-  out.push('## Seeding and memory', '', '| database | records | insert s | indexes s | VACUUM ANALYZE s | total s | server RSS at rest | peak under load | after load |', '|---|--:|--:|--:|--:|--:|--:|--:|--:|');
+  const steps = pipelineSteps(report.rows);
+  if (steps.length > 0) {
+    out.push(
+      '## A pipeline step (c=1)',
+      '',
+      'Server time of one step that publishes: with a project token it is one request; with a password it is a',
+      'login (generate-token, one bcrypt comparison at the default cost 12) and then the publish.',
+      '',
+      '| database | step | server p50 ms | p99 ms |',
+      '|---|---|--:|--:|',
+      ...steps,
+      '',
+    );
+  }
+
+  out.push('## Seeding and memory', '', '| database | records | insert s | indexes s | VACUUM ANALYZE (MariaDB: ANALYZE TABLE) s | total s | server RSS at rest | peak under load | after load |', '|---|--:|--:|--:|--:|--:|--:|--:|--:|');
   for (const run of report.runs) {
     const s = run.seed;
     const mb = (bytes: number) => `${Math.round(bytes / MB)} MB`;

@@ -1,4 +1,4 @@
-// `npm run bench`: seeds PostgreSQL (and PGlite) with a registry's worth of records, loads the real
+// `npm run bench`: seeds PostgreSQL (and PGlite, and MariaDB) with a registry's worth of records, loads the real
 // server beside the database-only and HTTP-only limits, checks the query plans and writes
 // bench/results/<date>.md. Not part of `npm test`.
 import { execFileSync } from 'node:child_process';
@@ -15,21 +15,32 @@ import pg from 'pg';
 import type { ServerConfig } from '../server/config.js';
 import { MEMORY, migrateLatest, openDatabase } from '../server/db/connect.js';
 import { KEYS } from './dataset.js';
-import { explainScenarios } from './explain.js';
-import { type HttpRequest, type LoadOptions, type Measurement, loadHttp, loadLoop } from './load.js';
+import { explainMysqlScenarios, explainScenarios } from './explain.js';
+import { type HttpRequest, type LoadOptions, type Measurement, loadHttp, loadHttpInterleaved, loadLoop } from './load.js';
 import { type Child, FLOOR_PATH, killChildren, startFloor, startServer } from './processes.js';
 import { type DatabaseRun, type Report, type Row, markdown, problems } from './report.js';
-import { type DirectDatabase, type Scenario, type ScenarioId, closeBuilder, scenarios } from './scenarios.js';
-import { seedVersions } from './seed.js';
+import {
+  type BenchAuth,
+  type DirectDatabase,
+  LOGIN_PASSWORD,
+  LOGIN_USERS,
+  type Scenario,
+  type ScenarioId,
+  closeBuilder,
+  loginUser,
+  scenarios,
+} from './scenarios.js';
+import { type MysqlSql, seedVersions, seedVersionsMysql } from './seed.js';
 
 const require = createRequire(import.meta.url);
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const RESULTS_DIR = fileURLToPath(new URL('results/', import.meta.url));
 const DEFAULT_RECORDS = 1_000_000;
 const PGLITE_RECORDS = 100_000;
+const MYSQL_RECORDS = 100_000;
 const ADMIN_PASSWORD = `bench-${randomBytes(9).toString('base64url')}`;
 /** Scenarios repeated on PGlite: the searches and publishing. */
-const PGLITE_SCENARIOS: ScenarioId[] = ['search-group', 'search-branch', 'publish'];
+const PGLITE_SCENARIOS: ScenarioId[] = ['search-group', 'search-branch', 'publish', 'publish-token'];
 
 interface Options {
   records: number;
@@ -39,6 +50,11 @@ interface Options {
   connections: number[];
   only?: ScenarioId[];
   pglite: boolean;
+  mysqlRecords: number;
+  /** MariaDB/MySQL server; undefined with --no-mysql. */
+  mysqlUrl?: string;
+  /** Measure the scenarios of one concurrency in turns of a second, instead of one after the other. */
+  interleave: boolean;
   cpuProfileDir?: string;
 }
 
@@ -46,13 +62,17 @@ const USAGE = `npm run bench -- [options]
   --records N          records seeded into PostgreSQL (default ${DEFAULT_RECORDS.toLocaleString('en')}, at least ${KEYS.toLocaleString('en')})
   --pglite-records N   records seeded into PGlite (default ${PGLITE_RECORDS.toLocaleString('en')})
   --no-pglite          skip the PGlite runs
+  --mysql-records N    records seeded into MariaDB/MySQL (default ${MYSQL_RECORDS.toLocaleString('en')})
+  --no-mysql           skip the MariaDB/MySQL runs
   --seconds S          seconds per measurement (default 10)
   --warmup S           warm-up seconds before each (default 2)
   --connections LIST   concurrencies (default 1,16)
-  --only LIST          scenarios: search-group, latest, search-branch, publish
+  --only LIST          scenarios: search-group, latest, search-branch, publish, publish-token, login
+  --interleave         measure the server's scenarios in turns of one second each (fairer on a busy machine)
   --cpu-prof DIR       write CPU profiles of the server processes into DIR
 PostgreSQL: REPOADMIN_BENCH_PG_URL (default postgres://postgres@127.0.0.1:5432/postgres); the benchmark
-creates its own database there and drops it at the end.`;
+creates its own database there and drops it at the end. MariaDB/MySQL: REPOADMIN_BENCH_MYSQL_URL (default
+mysql://root@127.0.0.1:3306/test), the same way; the server loads mysql2 from this checkout.`;
 
 function parseOptions(argv: string[]): Options {
   const { values } = parseArgs({
@@ -61,11 +81,14 @@ function parseOptions(argv: string[]): Options {
       records: { type: 'string' },
       'pglite-records': { type: 'string' },
       'no-pglite': { type: 'boolean' },
+      'mysql-records': { type: 'string' },
+      'no-mysql': { type: 'boolean' },
       seconds: { type: 'string' },
       warmup: { type: 'string' },
       connections: { type: 'string' },
       only: { type: 'string' },
       'cpu-prof': { type: 'string' },
+      interleave: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -91,6 +114,9 @@ function parseOptions(argv: string[]): Options {
     connections: (values.connections ?? '1,16').split(',').map((c) => Math.floor(count('connections', c, 1, 1))),
     only,
     pglite: !values['no-pglite'],
+    mysqlRecords: Math.floor(count('mysql-records', values['mysql-records'], MYSQL_RECORDS, KEYS)),
+    mysqlUrl: values['no-mysql'] ? undefined : process.env.REPOADMIN_BENCH_MYSQL_URL || 'mysql://root@127.0.0.1:3306/test',
+    interleave: Boolean(values.interleave),
     cpuProfileDir: values['cpu-prof'] ? path.resolve(values['cpu-prof']) : undefined,
   };
 }
@@ -111,14 +137,29 @@ async function cleanUp(): Promise<void> {
   }
 }
 
-async function login(server: Child): Promise<string> {
-  const response = await fetch(`${server.url}/v1/authentication/generate-token`, {
+async function call(server: Child, path: string, body: unknown, token?: string): Promise<unknown> {
+  const response = await fetch(`${server.url}${path}`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ username: 'admin', password: ADMIN_PASSWORD }),
+    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    body: JSON.stringify(body),
   });
-  if (response.status !== 200) throw new Error(`login failed: ${response.status} ${await response.text()}`);
-  return ((await response.json()) as { token: string }).token;
+  if (response.status >= 300) throw new Error(`POST ${path} failed: ${response.status} ${await response.text()}`);
+  return response.json();
+}
+
+/**
+ * The administrator's session token and a project token of the same user, so that the two publish
+ * scenarios differ only in the credential; and the users the login scenario takes turns with.
+ */
+async function login(server: Child, list: Scenario[]): Promise<BenchAuth> {
+  const { token: jwt } = (await call(server, '/v1/authentication/generate-token', { username: 'admin', password: ADMIN_PASSWORD })) as { token: string };
+  const { token: projectToken } = (await call(server, '/v1/tokens', { name: 'bench', scope: 'publish' }, jwt)) as { token: string };
+  if (list.some((s) => s.id === 'login')) {
+    for (let i = 0; i < LOGIN_USERS; i++) {
+      await call(server, '/v1/users', { username: loginUser(i), password: LOGIN_PASSWORD, projectName: 'bench', role: 'ROLE_USER' }, jwt);
+    }
+  }
+  return { jwt, projectToken };
 }
 
 /** Runs `load` while sampling the server's resident memory; returns its result and the highest RSS seen. */
@@ -144,7 +185,7 @@ interface Part {
   database: DatabaseRun['database'];
   scenarios: Scenario[];
   server: Child;
-  token: string;
+  auth: BenchAuth;
   /** When given, each server measurement is followed at once by its database-only one, so both see the same machine. */
   direct?: DirectDatabase;
 }
@@ -155,26 +196,47 @@ interface Measured {
   memory: DatabaseRun['memory'];
 }
 
-async function measureDirect(part: Pick<Part, 'database'>, scenario: Scenario, db: DirectDatabase, connections: number, options: Options) {
-  const result = await loadLoop((i) => scenario.direct(db, i), { ...options.load, connections });
+async function measureDirect(part: Pick<Part, 'database' | 'auth'>, scenario: Scenario, db: DirectDatabase, connections: number, options: Options) {
+  const result = await loadLoop((i) => scenario.direct(db, i, part.auth), { ...options.load, connections });
   progress(`${part.database} SQL     ${scenario.name} c=${connections}: ${fmt(result)}`);
   return result;
 }
+
+/** Whether a scenario is measured at this concurrency. */
+const measuredAt = (scenario: Scenario, connections: number) => !scenario.connections || scenario.connections.includes(connections);
 
 /** Server measurements of every scenario and concurrency (with their database-only ones), and the server's memory. */
 async function measure(part: Part, options: Options): Promise<Measured> {
   const measured: Measured = { server: new Map(), direct: new Map(), memory: { rest: part.server.rss(), peak: 0, after: 0 } };
   measured.memory.peak = measured.memory.rest;
-  for (const scenario of part.scenarios) {
+  const record = (scenario: Scenario, connections: number, result: Measurement, peak: number) => {
+    measured.memory.peak = Math.max(measured.memory.peak, peak);
+    measured.server.set(`${scenario.id}/${connections}`, result);
+    progress(`${part.database} server  ${scenario.name} c=${connections}: ${fmt(result)}`);
+  };
+  const direct = async (scenario: Scenario, connections: number) => {
+    if (part.direct) measured.direct.set(`${scenario.id}/${connections}`, await measureDirect(part, scenario, part.direct, connections, options));
+  };
+  const single = async (scenario: Scenario, connections: number) => {
+    const { result, peak } = await withPeakRss(part.server, () =>
+      loadHttp(part.server.url, scenario.request(part.auth), { ...options.load, connections }),
+    );
+    record(scenario, connections, result, peak);
+    await direct(scenario, connections);
+  };
+  if (options.interleave) {
     for (const connections of options.connections) {
-      const key = `${scenario.id}/${connections}`;
+      const list = part.scenarios.filter((scenario) => measuredAt(scenario, connections) && !scenario.alone);
       const { result, peak } = await withPeakRss(part.server, () =>
-        loadHttp(part.server.url, scenario.request(part.token), { ...options.load, connections }),
+        loadHttpInterleaved(part.server.url, list.map((scenario) => scenario.request(part.auth)), { ...options.load, connections }),
       );
-      measured.memory.peak = Math.max(measured.memory.peak, peak);
-      measured.server.set(key, result);
-      progress(`${part.database} server  ${scenario.name} c=${connections}: ${fmt(result)}`);
-      if (part.direct) measured.direct.set(key, await measureDirect(part, scenario, part.direct, connections, options));
+      list.forEach((scenario, i) => record(scenario, connections, result[i]!, peak));
+      for (const scenario of list) await direct(scenario, connections);
+      for (const scenario of part.scenarios.filter((s) => s.alone && measuredAt(s, connections))) await single(scenario, connections);
+    }
+  } else {
+    for (const scenario of part.scenarios) {
+      for (const connections of options.connections.filter((c) => measuredAt(scenario, c))) await single(scenario, connections);
     }
   }
   measured.memory.after = part.server.rss();
@@ -204,7 +266,7 @@ async function rows(
 ): Promise<Row[]> {
   const out: Row[] = [];
   for (const scenario of list) {
-    for (const connections of options.connections) {
+    for (const connections of options.connections.filter((c) => measuredAt(scenario, c))) {
       const key = `${scenario.id}/${connections}`;
       out.push({
         database,
@@ -213,7 +275,7 @@ async function rows(
         connections,
         server: measured.server.get(key)!,
         direct: measured.direct.get(key)!,
-        floor: await floor(scenario.request('floor'), connections),
+        floor: await floor(scenario.request({ jwt: 'floor', projectToken: 'floor' }), connections),
       });
     }
   }
@@ -285,9 +347,9 @@ async function runPostgres(options: Options, list: Scenario[], floor: ReturnType
   });
   cleanups.push(() => server.stop());
   progress(`PostgreSQL: server pid ${server.pid} at ${server.url}`);
-  const token = await login(server);
+  const auth = await login(server, list);
   const direct: DirectDatabase = { query: (sql, b) => pool.query(sql, [...b]), knex: opened.db };
-  const measured = await measure({ database: 'PostgreSQL', scenarios: list, server, token, direct }, options);
+  const measured = await measure({ database: 'PostgreSQL', scenarios: list, server, auth, direct }, options);
   await server.stop();
   const run: DatabaseRun = { database: 'PostgreSQL', records: options.records, seed, plans, memory: measured.memory };
   return { run, rows: await rows('PostgreSQL', list, measured, floor, options), version };
@@ -318,8 +380,8 @@ async function runPglite(options: Options, list: Scenario[], floor: ReturnType<t
   });
   cleanups.push(() => server.stop());
   progress(`PGlite: server pid ${server.pid} at ${server.url}`);
-  const token = await login(server);
-  const measured = await measure({ database: 'PGlite', scenarios: list, server, token }, options);
+  const auth = await login(server, list);
+  const measured = await measure({ database: 'PGlite', scenarios: list, server, auth }, options);
   await server.stop();
 
   open = openPglite(dir);
@@ -327,12 +389,76 @@ async function runPglite(options: Options, list: Scenario[], floor: ReturnType<t
   cleanups.push(() => knex.destroy());
   const direct: DirectDatabase = { query: (sql, b) => lite.query(sql, [...b]), knex };
   for (const scenario of list) {
-    for (const connections of options.connections) {
-      measured.direct.set(`${scenario.id}/${connections}`, await measureDirect({ database: 'PGlite' }, scenario, direct, connections, options));
+    for (const connections of options.connections.filter((c) => measuredAt(scenario, c))) {
+      measured.direct.set(`${scenario.id}/${connections}`, await measureDirect({ database: 'PGlite', auth }, scenario, direct, connections, options));
     }
   }
   const run: DatabaseRun = { database: 'PGlite', records: options.pgliteRecords, seed, plans, memory: measured.memory };
   return { run, rows: await rows('PGlite', list, measured, floor, options) };
+}
+
+async function runMysql(url: URL, options: Options, list: Scenario[], floor: ReturnType<typeof floorMeasurer>) {
+  const mysql = require('mysql2/promise') as {
+    createPool(o: Record<string, unknown>): MysqlSql & { end(): Promise<void> };
+  };
+  const name = `repoadmin_bench_${randomBytes(5).toString('hex')}`;
+  const server = { host: url.hostname, port: Number(url.port || 3306), user: decodeURIComponent(url.username || 'root'), password: decodeURIComponent(url.password) };
+  const admin = mysql.createPool({ ...server, connectionLimit: 1 });
+  try {
+    await admin.query(`create database ${name} character set utf8mb4`);
+  } finally {
+    await admin.end();
+  }
+  cleanups.push(async () => {
+    const client = mysql.createPool({ ...server, connectionLimit: 1 });
+    try {
+      await client.query(`drop database if exists ${name}`);
+      progress(`dropped database ${name}`);
+    } finally {
+      await client.end();
+    }
+  });
+  const settings: ServerConfig['db'] = { kind: 'mysql', driver: 'mysql2', ...server, database: name, dataDir: MEMORY };
+  const opened = await openDatabase(settings);
+  cleanups.push(() => opened.close());
+  const database = opened.description.split(' database ')[0]!;
+  progress(`${database}: database ${name}, seeding ${options.mysqlRecords.toLocaleString('en')} records`);
+  await migrateLatest(opened.db);
+  // The server's own connection settings: UTC, no FOUND_ROWS, utf8mb4.
+  const pool = mysql.createPool({
+    ...server,
+    database: name,
+    connectionLimit: (opened.db.client.config as Knex.Config).pool?.max ?? 10,
+    charset: 'utf8mb4',
+    timezone: 'Z',
+    flags: '-FOUND_ROWS',
+  });
+  cleanups.push(() => pool.end());
+  const seed = await seedVersionsMysql(pool, options.mysqlRecords, progress);
+  progress(`${database}: seeded in ${seed.totalSeconds.toFixed(1)} s`);
+  const plans = await explainMysqlScenarios(pool, list, database.startsWith('MariaDB'));
+  for (const plan of plans) progress(`ANALYZE ${plan.scenario} (${plan.label})${plan.seqScan ? ': FULL SCAN' : ''}\n${plan.text}`);
+
+  const child = await startServer({
+    env: {
+      REPO_MAN_DB_JDBC: 'mariadb',
+      REPO_MAN_DB_HOST: settings.host,
+      REPO_MAN_DB_PORT: String(settings.port),
+      REPO_MAN_DB_USER: settings.user,
+      REPO_MAN_DB_PASS: settings.password,
+      REPO_MAN_DB_DATABASE: name,
+      REPO_MAN_ADMIN_PASSWORD: ADMIN_PASSWORD,
+    },
+    cpuProfileDir: options.cpuProfileDir,
+  });
+  cleanups.push(() => child.stop());
+  progress(`${database}: server pid ${child.pid} at ${child.url}`);
+  const auth = await login(child, list);
+  const direct: DirectDatabase = { query: (sql, b) => pool.query(sql, [...b]), knex: opened.db };
+  const measured = await measure({ database: 'MariaDB', scenarios: list, server: child, auth, direct }, options);
+  await child.stop();
+  const run: DatabaseRun = { database: 'MariaDB', records: options.mysqlRecords, seed, plans, memory: measured.memory };
+  return { run, rows: await rows('MariaDB', list, measured, floor, options), version: database };
 }
 
 function pgliteVersion(): string {
@@ -374,12 +500,20 @@ async function main(): Promise<number> {
     report.runs.push(lite.run);
     report.rows.push(...lite.rows);
   }
+  let mysqlVersion = '';
+  if (options.mysqlUrl) {
+    const mysql = await runMysql(new URL(options.mysqlUrl), options, scenarios('mysql').filter((s) => !options.only || options.only.includes(s.id)), floor);
+    report.runs.push(mysql.run);
+    report.rows.push(...mysql.rows);
+    mysqlVersion = `, ${mysql.version}`;
+  }
   const cpus = os.cpus();
   report.environment = [
-    `commit ${commit()}, Node ${process.version}, PostgreSQL ${postgres.version}, PGlite ${pgliteVersion()}`,
+    `commit ${commit()}, Node ${process.version}, PostgreSQL ${postgres.version}, PGlite ${pgliteVersion()}${mysqlVersion}`,
     `${cpus.length} × ${cpus[0]?.model ?? 'CPU'}, ${Math.round(os.totalmem() / 1024 ** 3)} GiB memory, ${os.platform()} ${os.release()}`,
     `options: ${options.records.toLocaleString('en')} records in PostgreSQL, ${options.pglite ? `${options.pgliteRecords.toLocaleString('en')} in PGlite` : 'no PGlite'}, ` +
-      `${options.load.seconds} s per measurement after ${options.load.warmupSeconds} s warm-up, concurrency ${options.connections.join(' and ')}`,
+      `${options.mysqlUrl ? `${options.mysqlRecords.toLocaleString('en')} in MariaDB, ` : ''}${options.load.seconds} s per measurement after ${options.load.warmupSeconds} s warm-up, concurrency ${options.connections.join(' and ')}` +
+      (options.interleave ? ', server scenarios interleaved in turns of 1 s' : ''),
     `total time ${Math.round((Date.now() - started) / 1000)} s`,
   ];
 

@@ -10,14 +10,28 @@ import {
   paging,
   searchFilters,
 } from '../common/schemas/repositories.js';
+import { randomBytes } from 'node:crypto';
+import { createPasswords } from '../server/auth/passwords.js';
+import { tokenSettings } from '../server/auth/tokens.js';
 import { countQuery, latestQuery, pageQuery } from '../server/db/versions.js';
+import { generateToken } from '../server/services/auth.js';
 import type { Actor, Services } from '../server/services/context.js';
+import { actorFromProjectToken } from '../server/services/tokens.js';
 import { publish } from '../server/services/versions.js';
 import { ARTIFACTS, keyOf, publishedRecord } from './dataset.js';
 import type { HttpRequest } from './load.js';
 
-/** Builds SQL only; never connects. */
-const builder = knexFactory({ client: 'pg' });
+/** Build SQL only; never connect. MariaDB/MySQL's is made when first asked for. */
+const pgBuilder = knexFactory({ client: 'pg' });
+let mysqlBuilder: Knex | undefined;
+
+export type SqlDialect = 'postgres' | 'mysql';
+
+function builderFor(dialect: SqlDialect): Knex {
+  if (dialect === 'postgres') return pgBuilder;
+  mysqlBuilder ??= knexFactory({ client: 'mysql2' });
+  return mysqlBuilder;
+}
 
 export interface Statement {
   label: string;
@@ -33,17 +47,34 @@ export interface DirectDatabase {
   knex: Knex;
 }
 
-export type ScenarioId = 'search-group' | 'latest' | 'search-branch' | 'publish';
+export type ScenarioId = 'search-group' | 'latest' | 'search-branch' | 'publish' | 'publish-token' | 'login';
+
+/** The credentials of a run: an administrator's session token (JWT) and project token (`rpa_...`). */
+export interface BenchAuth {
+  jwt: string;
+  projectToken: string;
+}
+
+/** Users the login scenario takes turns with, so that no name has many logins in flight at once (the per-name limit). */
+export const LOGIN_USERS = 16;
+export const LOGIN_PASSWORD = `bench-login-${randomBytes(6).toString('base64url')}`;
+export const loginUser = (i: number) => `bench-login-${i % LOGIN_USERS}`;
+/** The server's default bcrypt cost: what a pipeline logging in with a password costs it. */
+const BCRYPT_COST = 12;
 
 export interface Scenario {
   id: ScenarioId;
   name: string;
-  /** The HTTP request; `token` is an administrator's bearer token. */
-  request(token: string): HttpRequest;
+  /** The HTTP request, with an administrator's credentials. */
+  request(auth: BenchAuth): HttpRequest;
   /** The queries of one request, for EXPLAIN; none for publishing. */
   statements: Statement[];
   /** One request's worth of database work, the way the server does it. */
-  direct(db: DirectDatabase, i: number): Promise<unknown>;
+  direct(db: DirectDatabase, i: number, auth: BenchAuth): Promise<unknown>;
+  /** Only these concurrencies (default: every one asked for). */
+  connections?: number[];
+  /** Never interleaved with others: a request can outlast a turn and would load the next scenario's. */
+  alone?: boolean;
 }
 
 /** The artifact the searches and the latest lookup ask for: one on `main` (keys below ARTIFACTS are on main). */
@@ -54,7 +85,7 @@ function native(label: string, query: Knex.QueryBuilder): Statement {
   return { label, sql, bindings };
 }
 
-function searchScenario(id: ScenarioId, name: string, body: Record<string, unknown>, queryString: string): Scenario {
+function searchScenario(builder: Knex, id: ScenarioId, name: string, body: Record<string, unknown>, queryString: string): Scenario {
   const filters = searchFilters(SearchRequest.parse(body));
   const page = paging(SearchQuery.parse(Object.fromEntries(new URLSearchParams(queryString))));
   const statements = [native('page', pageQuery(builder, filters, page)), native('count', countQuery(builder, filters))];
@@ -72,7 +103,7 @@ function searchScenario(id: ScenarioId, name: string, body: Record<string, unkno
   };
 }
 
-function latestScenario(): Scenario {
+function latestScenario(builder: Knex): Scenario {
   const key = { groupId: TARGET.groupId, artifactId: TARGET.artifactId, branch: TARGET.branch };
   const statement = native('latest', latestQuery(builder, LatestQuery.parse(key)));
   return {
@@ -90,10 +121,10 @@ function publishScenario(): Scenario {
   return {
     id: 'publish',
     name: 'publish (half latest)',
-    request: (token) => ({
+    request: (auth) => ({
       method: 'POST',
       path: '/v1/repositories',
-      headers: { authorization: `Bearer ${token}` },
+      headers: { authorization: `Bearer ${auth.jwt}` },
       body: (i) => JSON.stringify(publishedRecord(i)),
     }),
     statements: [],
@@ -103,20 +134,75 @@ function publishScenario(): Scenario {
   };
 }
 
-export function scenarios(): Scenario[] {
+/** The same publishing with a project token: its lookup by SHA-256 replaces the JWT check. */
+function publishTokenScenario(): Scenario {
+  return {
+    id: 'publish-token',
+    name: 'publish with a project token',
+    request: (auth) => ({
+      method: 'POST',
+      path: '/v1/repositories',
+      headers: { authorization: `Bearer ${auth.projectToken}` },
+      body: (i) => JSON.stringify(publishedRecord(i)),
+    }),
+    statements: [],
+    // The token's lookup (and its once-a-minute last use) and the publish service, without HTTP.
+    direct: async (db, i, auth) => {
+      const s = { db: db.knex, now: () => new Date() } as Services;
+      return publish(s, await actorFromProjectToken(s, auth.projectToken), VersionRecord.parse(publishedRecord(i)));
+    },
+  };
+}
+
+let loginServices: Services | undefined;
+
+/** A pipeline step that logs in with a password first: generate-token, one bcrypt comparison at the default cost. */
+function loginScenario(): Scenario {
+  return {
+    id: 'login',
+    name: 'log in with a password (bcrypt 12)',
+    // One at a time: concurrent bcrypt comparisons only queue behind each other on the server's cores.
+    connections: [1],
+    alone: true,
+    request: () => ({
+      method: 'POST',
+      path: '/v1/authentication/generate-token',
+      body: (i) => JSON.stringify({ username: loginUser(i), password: LOGIN_PASSWORD }),
+    }),
+    statements: [],
+    // The server's generate-token service without HTTP: the login limits' statements and the bcrypt comparison.
+    direct: (db, i) => {
+      loginServices ??= {
+        db: db.knex,
+        now: () => new Date(),
+        passwords: createPasswords(BCRYPT_COST),
+        tokens: tokenSettings(randomBytes(32).toString('hex'), 'repoadmin', 3600),
+      } as Services;
+      return generateToken({ ...loginServices, db: db.knex }, { username: loginUser(i), password: LOGIN_PASSWORD }, 'bench');
+    },
+  };
+}
+
+/** The scenarios, their SQL written for this dialect. */
+export function scenarios(dialect: SqlDialect = 'postgres'): Scenario[] {
+  const builder = builderFor(dialect);
   return [
     searchScenario(
+      builder,
       'search-group',
       'search group+artifact, latest',
       { groupId: TARGET.groupId, artifactId: TARGET.artifactId, latestVersion: true },
       '',
     ),
-    latestScenario(),
-    searchScenario('search-branch', 'search branch by version, page 50', { branch: TARGET.branch }, 'page=50&size=20&sortField=version'),
+    latestScenario(builder),
+    searchScenario(builder, 'search-branch', 'search branch by version, page 50', { branch: TARGET.branch }, 'page=50&size=20&sortField=version'),
     publishScenario(),
+    publishTokenScenario(),
+    loginScenario(),
   ];
 }
 
 export async function closeBuilder(): Promise<void> {
-  await builder.destroy();
+  await pgBuilder.destroy();
+  await mysqlBuilder?.destroy();
 }

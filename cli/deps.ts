@@ -24,7 +24,7 @@ export interface Prompter {
   confirm(message: string, options?: { default?: boolean }): Promise<boolean>;
 }
 
-/** The global options of cli.md, set by main() before a command runs. */
+/** The global options (docs/cli.md, "Commands"), set by main() before a command runs. */
 export interface Settings {
   /** --url: the server (else REPOADMIN_URL, else the current login's). */
   url?: string;
@@ -52,7 +52,7 @@ export interface Deps {
   config: ConfigStore;
 }
 
-/** Prompts only when stdin and stdout are a terminal and CI is not set (cli.md). */
+/** Prompts only when stdin and stdout are a terminal and CI is not set (docs/cli.md, "Interaction and output"). */
 export function canPrompt(deps: Pick<Deps, 'io' | 'env'>): boolean {
   return deps.io.stdinIsTTY && deps.io.stdoutIsTTY && !deps.env.CI;
 }

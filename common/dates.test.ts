@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { formatCreationDate, parseCreationDate } from './dates.js';
 
 describe('parseCreationDate', () => {
-  it('reads the shapes of api.md', () => {
+  it('reads the shapes of docs/api.md', () => {
     for (const text of ['2019-03-02T20:30:35.420+0000', '2019-03-02T20:30:35.420+00:00', '2019-03-02T20:30:35.420Z', '2019-03-02T21:30:35.420+0100']) {
       expect(formatCreationDate(parseCreationDate(text)!)).toBe('2019-03-02T20:30:35.420+0000');
     }

@@ -41,7 +41,7 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
   changes_pending: 200,
 };
 
-/** Exit code of the CLI for each code (cli.md, "Exit codes"). */
+/** Exit code of the CLI for each code (docs/cli.md, "Exit codes"). */
 export const EXIT_CODE: Record<ErrorCode, number> = {
   validation: 1,
   unauthorized: 4,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { VERSION_KEY_MAX, versionKey } from './version-key.js';
 
-// The fixture of api.md, ascending; entries in one inner list are equal.
+// The fixture of docs/api.md, "Version order", ascending; entries in one inner list are equal.
 const FIXTURE = [
   ['1.0.0-alpha'], ['1.0.0-alpha.1'], ['1.0.0-beta'], ['1.0.0-beta.2'], ['1.0.0-beta.11'], ['1.0.0-M1'],
   ['1.0.0-rc.1'], ['1.0.0-RC2'], ['1.0.0-SNAPSHOT'], ['1.0.0', 'v1.0.0', '1.0'], ['1.0.1'], ['1.1'],
@@ -11,7 +11,7 @@ const FIXTURE = [
 const byteOrder = (a: string, b: string) => (Buffer.compare(Buffer.from(a), Buffer.from(b)));
 
 describe('versionKey', () => {
-  it('orders the api.md fixture exactly', () => {
+  it('orders the docs/api.md fixture exactly', () => {
     for (let i = 0; i < FIXTURE.length - 1; i++) {
       for (const lower of FIXTURE[i]!) {
         for (const higher of FIXTURE[i + 1]!) {

@@ -1,5 +1,5 @@
-// A text key per version string whose byte order (COLLATE "C") is the version order of api.md,
-// so the database sorts by version without any sorting in JavaScript.
+// A text key per version string whose byte order (COLLATE "C") is the version order of
+// docs/api.md ("Version order"), so the database sorts by version without any sorting in JavaScript.
 //
 // Key = release part, '!', qualifier rank, qualifier tokens, '!'.
 // - Release: numbers joined by '.', trailing zeros dropped (1.0 = 1.0.0), each number written as

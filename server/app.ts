@@ -17,6 +17,7 @@ import { PUBLIC_DIR } from './paths.js';
 import { healthRoutes } from './routes/health.js';
 import { authenticationRoutes } from './routes/v1/authentication.js';
 import { repositoryRoutes } from './routes/v1/repositories.js';
+import { tokenRoutes } from './routes/v1/tokens.js';
 import { userRoutes } from './routes/v1/users.js';
 import type { Services } from './services/context.js';
 
@@ -56,6 +57,7 @@ export function createApp(options: AppOptions): Koa {
   authenticationRoutes(router, s);
   userRoutes(router, s);
   repositoryRoutes(router, s);
+  tokenRoutes(router, s);
 
   const app = new Koa({ proxy: options.config.trustProxy });
   app.silent = true;

@@ -13,6 +13,22 @@ describe('loadConfig', () => {
     expect(loadConfig([], { XDG_DATA_HOME: '/data' }).db.dataDir).toBe('/data/repoadmin');
   });
 
+  it('takes mariadb and mysql as one kind, with the mysql2 driver and port 3306 by default', () => {
+    expect(loadConfig(['--repoadmin_db_jdbc', 'mariadb'], {}).db).toMatchObject({ kind: 'mysql', driver: 'mysql2', port: 3306 });
+    expect(loadConfig([], { REPO_MAN_DB_JDBC: 'MySQL' }).db).toMatchObject({ kind: 'mysql', driver: 'mysql2', port: 3306 });
+    expect(loadConfig([], { REPO_MAN_DB_JDBC: 'postgres' }).db.port).toBe(5432);
+    const named = loadConfig(['--repoadmin_db_jdbc', 'mariadb', '--repoadmin_db_port', '3307', '--repoadmin_db_driver', 'org.mariadb.jdbc.Driver'], {});
+    expect(named.db).toMatchObject({ driver: 'mysql2', port: 3307 });
+    expect(loadConfig([], { REPO_MAN_DB_JDBC: 'mysql', REPO_MAN_DB_DRIVER: 'com.mysql.cj.jdbc.Driver' }).db.driver).toBe('mysql2');
+    expect(loadConfig([], { REPO_MAN_DB_JDBC: 'mysql', REPO_MAN_DB_DRIVER_PATH: '/opt/drivers' }).db.driverPath).toBe('/opt/drivers');
+  });
+
+  it('reads REPO_MAN_DB_PASS set but empty as no password, and unset as the default', () => {
+    expect(loadConfig([], { REPO_MAN_DB_PASS: '' }).db.password).toBe('');
+    expect(loadConfig([], {}).db.password).toBe('repoadmin');
+    expect(loadConfig(['--repoadmin_db_password', 'given'], { REPO_MAN_DB_PASS: '' }).db.password).toBe('given');
+  });
+
   it.each([
     [['--port='], /--port needs a value/],
     [['--port'], /--port needs a value/],

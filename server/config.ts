@@ -1,4 +1,4 @@
-// Server settings: startup arguments win over REPO_MAN_* variables, which win over defaults (api.md).
+// Server settings: startup arguments win over REPO_MAN_* variables, which win over defaults (docs/api.md, "Configuration").
 import os from 'node:os';
 import path from 'node:path';
 import { AppError } from '../common/errors.js';
@@ -6,12 +6,13 @@ import { passwordProblem } from '../common/schemas/users.js';
 import { closest } from '../common/suggest.js';
 import { SETTINGS, type Setting } from './settings.js';
 
-export type DbKind = 'pglite' | 'postgres';
+/** `mysql` covers MariaDB and MySQL: one driver (`mysql2`), one dialect. */
+export type DbKind = 'pglite' | 'postgres' | 'mysql';
 
 export interface ServerConfig {
   db: {
     kind: DbKind;
-    /** Driver module name (`pg` for PostgreSQL). */
+    /** Driver module name (`pg` for PostgreSQL, `mysql2` for MariaDB and MySQL). */
     driver: string;
     /** A folder searched for driver modules before the bundled ones. */
     driverPath?: string;
@@ -37,9 +38,22 @@ export interface ServerConfig {
 
 type SettingName = keyof typeof SETTINGS;
 
-const KINDS: Record<string, DbKind> = { pglite: 'pglite', postgres: 'postgres', postgresql: 'postgres' };
-/** Driver names the older Java service documented, mapped to their Node modules. */
-const DRIVER_ALIASES: Record<string, string> = { 'org.postgresql.Driver': 'pg' };
+const KINDS: Record<string, DbKind> = {
+  pglite: 'pglite',
+  postgres: 'postgres',
+  postgresql: 'postgres',
+  mariadb: 'mysql',
+  mysql: 'mysql',
+};
+const DEFAULT_DRIVERS: Record<DbKind, string> = { pglite: '@electric-sql/pglite', postgres: 'pg', mysql: 'mysql2' };
+const DEFAULT_PORTS: Record<DbKind, number> = { pglite: 5432, postgres: 5432, mysql: 3306 };
+/** Driver names the older Java service documented (JDBC classes), mapped to their Node modules. */
+const DRIVER_ALIASES: Record<string, string> = {
+  'org.postgresql.Driver': 'pg',
+  'org.mariadb.jdbc.Driver': 'mysql2',
+  'com.mysql.cj.jdbc.Driver': 'mysql2',
+  'com.mysql.jdbc.Driver': 'mysql2',
+};
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 function usage(message: string): AppError {
@@ -89,9 +103,9 @@ export function loadConfig(args: string[], env: NodeJS.ProcessEnv): ServerConfig
   };
   // Defaults come from SETTINGS, the list `repoadmin server --help` shows, unless computed here.
   const str = (name: SettingName, fallback: string = SETTINGS[name].default) => raw(name)?.value ?? fallback;
-  const int = (name: SettingName, min: number, max: number) => {
+  const int = (name: SettingName, min: number, max: number, fallback = Number(SETTINGS[name].default)) => {
     const r = raw(name);
-    if (!r) return Number(SETTINGS[name].default);
+    if (!r) return fallback;
     const n = /^\d{1,9}$/.test(r.value) ? Number(r.value) : Number.NaN;
     if (!Number.isInteger(n) || n < min || n > max) {
       throw usage(`${r.source} must be a whole number from ${min} to ${max}, not "${r.value}"`);
@@ -112,7 +126,7 @@ export function loadConfig(args: string[], env: NodeJS.ProcessEnv): ServerConfig
   if (!kind) {
     throw usage(`unsupported database kind "${kindText}" (${label('dbKind')}); supported: ${Object.keys(KINDS).join(', ')}`);
   }
-  const driverText = str('dbDriver', kind === 'postgres' ? 'pg' : '@electric-sql/pglite');
+  const driverText = str('dbDriver', DEFAULT_DRIVERS[kind]);
   const logLevel = str('logLevel').toLowerCase();
   if (!LOG_LEVELS.includes(logLevel)) throw usage(`${label('logLevel')} must be one of ${LOG_LEVELS.join(', ')}`);
 
@@ -133,9 +147,10 @@ export function loadConfig(args: string[], env: NodeJS.ProcessEnv): ServerConfig
       driver: DRIVER_ALIASES[driverText] ?? driverText,
       driverPath: raw('dbDriverPath')?.value,
       host: str('dbHost'),
-      port: int('dbPort', 1, 65535),
+      port: int('dbPort', 1, 65535, DEFAULT_PORTS[kind]),
       user: str('dbUser'),
-      password: str('dbPassword'),
+      // REPO_MAN_DB_PASS set but empty: no password (MariaDB's root on a development machine).
+      password: str('dbPassword', env.REPO_MAN_DB_PASS === '' ? '' : SETTINGS.dbPassword.default),
       database: str('dbDatabase'),
       dataDir: str('dataDir', path.join(dataHome, 'repoadmin')),
     },

@@ -12,13 +12,13 @@ export interface Setting {
 
 /** Every server setting: its argument, variables and default. `repoadmin server --help` lists these. */
 export const SETTINGS = {
-  dbKind: { arg: 'repoadmin_db_jdbc', env: ['REPO_MAN_DB_JDBC'], about: 'database kind: pglite (embedded), postgres or postgresql', default: 'pglite' },
-  dbDriver: { arg: 'repoadmin_db_driver', env: ['REPO_MAN_DB_DRIVER'], about: 'driver module of that kind', default: 'pg for postgres' },
+  dbKind: { arg: 'repoadmin_db_jdbc', env: ['REPO_MAN_DB_JDBC'], about: 'database kind: pglite (embedded), postgres, postgresql, mariadb or mysql', default: 'pglite' },
+  dbDriver: { arg: 'repoadmin_db_driver', env: ['REPO_MAN_DB_DRIVER'], about: 'driver module of that kind', default: 'pg for postgres, mysql2 for mariadb and mysql' },
   dbDriverPath: { arg: 'repoadmin_db_driver_path', env: ['REPO_MAN_DB_DRIVER_PATH'], about: 'a folder with driver modules, searched first', default: 'none' },
   dbHost: { arg: 'repoadmin_db_host', env: ['REPO_MAN_DB_HOST'], about: 'database host or IP', default: 'localhost' },
-  dbPort: { arg: 'repoadmin_db_port', env: ['REPO_MAN_DB_PORT'], about: 'database port', default: '5432' },
+  dbPort: { arg: 'repoadmin_db_port', env: ['REPO_MAN_DB_PORT'], about: 'database port', default: '5432; 3306 for mariadb and mysql' },
   dbUser: { arg: 'repoadmin_db_username', env: ['REPO_MAN_DB_USER'], about: 'database user name', default: 'repoadmin' },
-  dbPassword: { arg: 'repoadmin_db_password', env: ['REPO_MAN_DB_PASS'], about: 'database password', default: 'repoadmin' },
+  dbPassword: { arg: 'repoadmin_db_password', env: ['REPO_MAN_DB_PASS'], about: 'database password (set but empty: none)', default: 'repoadmin' },
   dbDatabase: { arg: 'repoadmin_db_database', env: ['REPO_MAN_DB_DATABASE'], about: 'database name', default: 'repoadmin' },
   dataDir: { arg: 'repoadmin_data_dir', env: ['REPO_MAN_DATA_DIR'], about: 'folder of the embedded database', default: '$XDG_DATA_HOME/repoadmin, else ~/.local/share/repoadmin' },
   port: { arg: 'port', env: ['REPO_MAN_PORT', 'PORT'], about: 'port to listen on (0: any free one)', default: '9090' },

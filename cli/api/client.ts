@@ -1,6 +1,8 @@
-// The typed registry API (api.md) at the server this run talks to, with the credentials of cli.md.
+// The typed registry API (docs/api.md) at the server this run talks to, with the credentials of
+// docs/cli.md.
 import type { TokenRequest, TokenResponse } from '../../common/schemas/auth.js';
 import type { PublishResult, SearchRequest, SearchResult, SortField, VersionRecord } from '../../common/schemas/repositories.js';
+import type { ProjectTokenCreated, ProjectTokenList } from '../../common/schemas/tokens.js';
 import type { Me, UserCreateRequest, UserList, UserResult } from '../../common/schemas/users.js';
 import type { ConfigStore } from '../config/store.js';
 import type { Settings } from '../deps.js';
@@ -24,12 +26,18 @@ export interface Api {
   /** `POST /v1/authentication/generate-token`, at `url` when given (login), else at serverUrl(). */
   generateToken(body: TokenRequest, url?: string): Promise<TokenResponse>;
   me(): Promise<Me>;
+  /** `GET /v1/users/me` with this token at this server, before it is stored (`login --with-token`). */
+  meWithToken(token: string, url: string): Promise<Me>;
   listUsers(): Promise<UserList>;
   createUser(body: UserCreateRequest): Promise<UserResult>;
   changePassword(userId: string, password: string): Promise<UserResult>;
   deleteUser(userId: string): Promise<void>;
   publish(record: VersionRecord): Promise<PublishResult>;
   search(filters: SearchRequest, paging?: SearchPaging): Promise<SearchResult>;
+  /** `POST /v1/tokens`; `expiresAt` as ISO 8601, or null for none. */
+  createToken(body: { name: string; scope: string; expiresAt: string | null; userId?: string }): Promise<ProjectTokenCreated>;
+  listTokens(userId?: string): Promise<ProjectTokenList>;
+  revokeToken(id: string): Promise<void>;
 }
 
 export interface ApiContext {
@@ -100,12 +108,13 @@ export function createApi(context: ApiContext): Api {
     credentials: getCredentials,
     generateToken,
     me: () => authenticated({ method: 'GET', path: 'v1/users/me', idempotent: true, notFoundMeansWrongServer: true }),
+    meWithToken: (token, at) => http(at)({ method: 'GET', path: 'v1/users/me', token, idempotent: true, notFoundMeansWrongServer: true }),
     listUsers: () => authenticated({ method: 'GET', path: 'v1/users', idempotent: true, notFoundMeansWrongServer: true }),
     createUser: (body) => authenticated({ method: 'POST', path: 'v1/users', json: body, notFoundMeansWrongServer: true }),
     changePassword: (userId, password) =>
       authenticated({ method: 'PUT', path: `v1/users/${encodeURIComponent(userId)}/password`, json: { password } }),
     deleteUser: (userId) => authenticated({ method: 'DELETE', path: `v1/users/${encodeURIComponent(userId)}` }),
-    // Idempotent by its coordinates (api.md): a retry replaces the record with the same body.
+    // Idempotent by its coordinates (docs/api.md, "Version records"): a retry replaces the record with the same body.
     publish: (record) =>
       authenticated({ method: 'POST', path: 'v1/repositories', json: record, idempotent: true, notFoundMeansWrongServer: true }),
     search: (filters, paging = {}) =>
@@ -118,5 +127,8 @@ export function createApi(context: ApiContext): Api {
         // A search finding nothing answers 200 with an empty list, never 404.
         notFoundMeansWrongServer: true,
       }),
+    createToken: (body) => authenticated({ method: 'POST', path: 'v1/tokens', json: body }),
+    listTokens: (userId) => authenticated({ method: 'GET', path: 'v1/tokens', searchParams: { userId }, idempotent: true }),
+    revokeToken: (id) => authenticated({ method: 'DELETE', path: `v1/tokens/${encodeURIComponent(id)}` }),
   };
 }

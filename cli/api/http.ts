@@ -175,7 +175,7 @@ export async function toAppError(error: unknown, baseUrl: string, timeoutMs: num
   return new AppError('unreachable', `cannot reach ${baseUrl} (${message})`, { cause: error });
 }
 
-/** The server's error body (api.md) as an AppError; a body we cannot read falls back on the status. */
+/** The server's error body (docs/api.md, "Errors") as an AppError; a body we cannot read falls back on the status. */
 export async function fromResponse(response: Response): Promise<AppError> {
   const body: unknown = await response.json().catch(() => undefined);
   const message = (body as { _message?: { code?: unknown; message?: unknown } } | undefined)?._message;

@@ -1,4 +1,4 @@
-// Which server and which token (cli.md, "Credentials and configuration"): flag, then environment,
+// Which server and which token (docs/cli.md, "Credentials and configuration"): flag, then environment,
 // then the config file; a stored token only ever goes to the server that issued it.
 import { AppError } from '../../common/errors.js';
 import type { TokenRequest, TokenResponse } from '../../common/schemas/auth.js';
@@ -52,6 +52,11 @@ function fromToken(token: string, source: TokenSource): Credentials {
   };
 }
 
+/** A stored token past its known expiry; one without a known expiry is left to the server to judge. */
+function expired(expiresAt: string | null, now: Date): boolean {
+  return expiresAt !== null && Date.parse(expiresAt) <= now.getTime();
+}
+
 function envCredentials(env: NodeJS.ProcessEnv): TokenRequest | undefined {
   const { REPOADMIN_USERNAME: username, REPOADMIN_PASSWORD: password } = env;
   return username && password ? { username, password } : undefined;
@@ -63,7 +68,7 @@ export async function storedToken(context: Pick<ApiContext, 'settings' | 'env' |
   if (context.env.REPOADMIN_TOKEN) return context.env.REPOADMIN_TOKEN;
   if (envCredentials(context.env)) return undefined;
   const stored = await context.config.get(server);
-  return stored && Date.parse(stored.expiresAt) > context.now().getTime() ? stored.token : undefined;
+  return stored && !expired(stored.expiresAt, context.now()) ? stored.token : undefined;
 }
 
 export async function resolveCredentials(
@@ -104,11 +109,11 @@ export async function resolveCredentials(
   }
   const stored = await context.config.get(server);
   if (!stored) throw new AppError('unauthorized', `not logged in to ${server}: ${NOT_LOGGED_IN_HINT}`);
-  if (Date.parse(stored.expiresAt) <= context.now().getTime()) {
+  if (expired(stored.expiresAt, context.now())) {
     throw new AppError('unauthorized', 'your session expired: run repoadmin login');
   }
   log(`using the stored login of ${stored.username} at ${server} (${maskToken(stored.token)})`);
-  return { token: stored.token, source: 'config', username: stored.username, userId: stored.userId, expiresAt: stored.expiresAt };
+  return { token: stored.token, source: 'config', username: stored.username, userId: stored.userId, expiresAt: stored.expiresAt ?? undefined };
 }
 
 /** A 401 says what to do next, which depends on where the token came from. */

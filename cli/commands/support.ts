@@ -14,7 +14,7 @@ export function attach(parent: Command, child: Command): Command {
   return child;
 }
 
-/** The action of a command: parse, run, print. */
+/** The action of a command: parse, run, print; then the outcome of a report that is not a success. */
 export function action<Flags, Options>(
   deps: Deps,
   parse: (flags: Flags, args: string[]) => Options,
@@ -24,7 +24,9 @@ export function action<Flags, Options>(
     const command = args[args.length - 1] as Command;
     const flags = command.opts() as Flags;
     const operands = command.args;
-    await printReport(await run(parse(flags, operands), deps), deps);
+    const report = await run(parse(flags, operands), deps);
+    await printReport(report, deps);
+    if (report.failure) throw report.failure;
   };
 }
 
@@ -69,7 +71,7 @@ export async function newPassword(deps: Pick<Deps, 'io' | 'env' | 'prompter'>, f
   return first;
 }
 
-/** Destructive commands ask on a terminal and need --yes elsewhere (cli.md). */
+/** Destructive commands ask on a terminal and need --yes elsewhere (docs/cli.md). */
 export async function confirmed(deps: Pick<Deps, 'io' | 'env' | 'prompter'>, yes: boolean, question: string): Promise<boolean> {
   if (yes) return true;
   if (!canPrompt(deps)) throw new AppError('usage', 'this cannot be undone: pass --yes to confirm (no terminal to ask on)');

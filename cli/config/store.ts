@@ -1,4 +1,4 @@
-// Stored logins, one per server, and which one is current (cli.md, "Credentials and configuration").
+// Stored logins, one per server, and which one is current (docs/cli.md, "Credentials and configuration").
 import { chmodSync, mkdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
@@ -11,8 +11,8 @@ export interface StoredLogin {
   username: string;
   userId: string;
   token: string;
-  /** ISO 8601. */
-  expiresAt: string;
+  /** ISO 8601; null for a project token stored with `login --with-token` (its expiry is the server's to check). */
+  expiresAt: string | null;
 }
 
 export interface ConfigData {

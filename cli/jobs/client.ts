@@ -1,8 +1,9 @@
 // The Jenkins REST client of `repoadmin jobs`: basic auth with an API token, a crumb plus the
 // session cookie it is bound to when CSRF protection is on, folder paths, and each Jenkins failure
-// turned into one clear AppError naming the item (jobs.md, "Talking to Jenkins").
+// turned into one clear AppError naming the item (docs/jobs.md, "Talking to Jenkins").
 import ky, { type KyInstance } from 'ky';
 import { AppError, type ErrorCode } from '../../common/errors.js';
+import { withoutUserInfo } from '../../common/urls.js';
 import { itemPath, splitName } from './names.js';
 
 export interface JenkinsConnection {
@@ -71,7 +72,7 @@ export function createJenkinsClient(connection: JenkinsConnection): JenkinsClien
     throwHttpErrors: false,
     redirect: 'manual',
     headers: auth,
-    // Reads are retried on connection errors and 502/503/504 (cli.md, "Network"); writes are not.
+    // Reads are retried on connection errors and 502/503/504 (docs/jobs.md, "Talking to Jenkins"); writes are not.
     retry: { limit: 2, methods: ['get'], statusCodes: [502, 503, 504] },
   });
   let crumb: Promise<Crumb> | undefined;
@@ -85,6 +86,7 @@ export function createJenkinsClient(connection: JenkinsConnection): JenkinsClien
     } catch (error) {
       throw unreachable(base, error);
     }
+    if (method === 'get' && isRedirect(response)) throw redirected(base, path, response);
     if (response.status >= 400) throw await failure(response, what, connection);
     return response;
   }
@@ -97,6 +99,7 @@ export function createJenkinsClient(connection: JenkinsConnection): JenkinsClien
     } catch (error) {
       throw unreachable(base, error);
     }
+    if (isRedirect(response)) throw redirected(base, '/crumbIssuer/api/json', response);
     if (response.status === 404) return { header: {} };
     if (response.status >= 400) throw await failure(response, 'fetch a CSRF crumb', connection);
     const body = (await response.json()) as { crumb: string; crumbRequestField: string };
@@ -104,7 +107,10 @@ export function createJenkinsClient(connection: JenkinsConnection): JenkinsClien
     return { header: { [body.crumbRequestField]: body.crumb, ...(cookies ? { cookie: cookies } : {}) } };
   }
 
-  const xml = (body: string) => ({ body, headers: { 'content-type': 'application/xml' } });
+  // Jenkins reads an update's body as text in the request's charset (AbstractItem and View
+  // doConfigDotXml, `req.getReader()`), and without one Jetty decodes it as ISO-8859-1: `Größe`
+  // would arrive as `GrÃ¶ÃŸe`. createItem reads bytes and the XML declaration; UTF-8 suits both.
+  const xml = (body: string) => ({ body, headers: { 'content-type': 'application/xml; charset=UTF-8' } });
   const viewPath = (name: string) => `/view/${encodeURIComponent(name)}`;
 
   return {
@@ -158,6 +164,25 @@ function flatten(items: RawItem[], parent?: string): LiveItem[] {
     };
     return [self, ...flatten(item.jobs ?? [], fullName)];
   });
+}
+
+function isRedirect(response: Response): boolean {
+  return response.status >= 300 && response.status < 400 && response.headers.has('location');
+}
+
+/**
+ * A Jenkins address that redirects (http to https, a missing context path such as /jenkins):
+ * following it would turn POSTs into GETs, so the message names the address to use instead.
+ */
+function redirected(base: string, path: string, response: Response): AppError {
+  const target = new URL(response.headers.get('location')!, `${base}/`);
+  const wanted = path.split('?')[0]!;
+  const pathname = target.pathname.endsWith(wanted) ? target.pathname.slice(0, -wanted.length) : target.pathname.replace(/\/[^/]*$/, '');
+  const address = withoutUserInfo(`${target.origin}${pathname}`.replace(/\/+$/, ''));
+  return new AppError(
+    'unreachable',
+    `Jenkins at ${withoutUserInfo(base)} redirects (HTTP ${response.status}) to ${address}: pass --jenkins-url ${address} or set JENKINS_URL to it`,
+  );
 }
 
 function unreachable(base: string, error: unknown): AppError {

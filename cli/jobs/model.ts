@@ -1,11 +1,11 @@
-// The job definition file `<ci>-dsl-jobs.json` (seed-spec.md, "Job definition file"; jobs.md):
+// The job definition file `<ci>-dsl-jobs.json` (docs/jobs.md, "The file"):
 // its zod schema, the defaults and null semantics, and every error of a file at once with its path.
 import { z } from 'zod';
 import { AppError, type FieldError } from '../../common/errors.js';
 import { cronProblem } from './cron.js';
 import { jobNameProblem, nameProblem, parentFolders } from './names.js';
 
-/** Days and builds kept when a job has no `logRotator` at all (seed-spec.md). */
+/** Days and builds kept when a job has no `logRotator` at all (docs/jobs.md, "The file"). */
 export const DEFAULT_LOG_ROTATOR = { daysToKeep: 10, numToKeep: 5 } as const;
 
 const cron = z.string().refine((spec) => cronProblem(spec) === undefined, {
@@ -45,7 +45,9 @@ const commonFields = {
       error: (issue) => `invalid view name: ${nameProblem(String(issue.input))}`,
     })
     .optional(),
-  pipelineScriptPath: z.string().min(1),
+  // Trimmed here: CpsScmFlowDefinition's constructor trims scriptPath, but a config.xml read by
+  // XStream bypasses the constructor, so Jenkins would look for the file with the spaces.
+  pipelineScriptPath: z.string().trim().min(1),
   git: gitSchema,
   logRotator: logRotatorSchema.optional(),
 };
@@ -126,10 +128,10 @@ export function ciOf(fileName: string, override?: string): string {
  * as `<file>: <path>: <problem>`. `env` supplies GIT_CREDENTIALS_ID (the agent running the command).
  */
 export function parseDefinitions(text: string, fileName: string, env: NodeJS.ProcessEnv): Definitions {
-  const errors = validationErrors(text);
-  if (errors.length === 0) {
-    const file = definitionFileSchema.parse(JSON.parse(text));
-    const definitions = toDefinitions(file, env);
+  const checked = checkFile(text);
+  const errors = checked.errors;
+  if (checked.file) {
+    const definitions = toDefinitions(checked.file, env);
     if (definitions.errors.length === 0) return definitions.result;
     errors.push(...definitions.errors);
   }
@@ -142,20 +144,22 @@ function invalidFile(fileName: string, errors: FieldError[]): AppError {
   return new AppError('validation', `${fileName} has ${count}; nothing was sent to Jenkins\n${lines.join('\n')}`);
 }
 
-function validationErrors(text: string): FieldError[] {
+/** The file read and checked once: its data when it is valid, else every problem found. */
+function checkFile(text: string): { file?: DefinitionFile; errors: FieldError[] } {
   let data: unknown;
   try {
     data = JSON.parse(text);
   } catch (error) {
-    return [{ path: '(file)', message: `not valid JSON: ${(error as Error).message}` }];
+    return { errors: [{ path: '(file)', message: `not valid JSON: ${(error as Error).message}` }] };
   }
   if (typeof data !== 'object' || data === null || Array.isArray(data)) {
-    return [{ path: '(top level)', message: 'expected an object with multiBranchJobs and/or pipelineJobs' }];
+    return { errors: [{ path: '(top level)', message: 'expected an object with multiBranchJobs and/or pipelineJobs' }] };
   }
   const result = definitionFileSchema.safeParse(data, {
     error: (issue) => (issue.input === undefined && issue.code === 'invalid_type' ? 'required' : undefined),
   });
-  return [...(result.success ? [] : result.error.issues.flatMap(issueErrors)), ...xmlCharacterErrors(data, [])];
+  const errors = [...(result.success ? [] : result.error.issues.flatMap(issueErrors)), ...xmlCharacterErrors(data, [])];
+  return result.success && errors.length === 0 ? { file: result.data, errors } : { errors };
 }
 
 /** What XML 1.0 cannot hold, not even as a character reference: most C0 controls, U+FFFE/F, lone surrogates. */

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { jenkinsXml } from '../../test/jenkins/simulator.js';
-import { normalizeXml, rootOf, sameConfig } from './normalize.js';
+import { tokenFingerprint, withMarker } from './source.js';
+import { normalizeXml, rootOf, sameConfig, withKnownToken } from './normalize.js';
 
 const OURS = `<?xml version="1.0" encoding="UTF-8"?>
 <flow-definition>
@@ -62,5 +63,31 @@ describe('normalizeXml', () => {
   it('reads the root element and its class', () => {
     expect(rootOf(jenkinsXml(OURS))).toEqual({ name: 'flow-definition', className: undefined });
     expect(rootOf('<a class="b"/>')).toEqual({ name: 'a', className: 'b' });
+  });
+
+  // hudson.tasks.LogRotator.removeLastBuild (core 2.474) appears in every re-serialised read.
+  it('ignores LogRotator.removeLastBuild at its default, and sees it set', () => {
+    const rotator = (extra: string) =>
+      `<flow-definition><properties><jenkins.model.BuildDiscarderProperty><strategy class="hudson.tasks.LogRotator"><daysToKeep>10</daysToKeep>${extra}</strategy></jenkins.model.BuildDiscarderProperty></properties></flow-definition>`;
+    expect(sameConfig(rotator(''), rotator('<removeLastBuild>false</removeLastBuild>'))).toBe(true);
+    expect(sameConfig(rotator(''), rotator('<removeLastBuild>true</removeLastBuild>'))).toBe(false);
+    expect(sameConfig('<x><removeLastBuild>false</removeLastBuild></x>', '<x/>')).toBe(false);
+  });
+
+  it('takes an encrypted trigger token for the wanted one only when the marker records that token', () => {
+    const token = '3f2504e0-4f89-41d3-9a0c-0305e82c3301';
+    const job = (description: string, authToken: string) =>
+      `<flow-definition><description>${description.replace(/</g, '&lt;').replace(/>/g, '&gt;')}</description><authToken>${authToken}</authToken></flow-definition>`;
+    const desired = job(withMarker('', 's', token), token);
+    const encrypted = '{AQAAABAAAAAwHO3am/wCUoTLrZekB0P5/b7z+Q==}';
+    expect(sameConfig(withKnownToken(job(withMarker('', 's', token), encrypted), desired), desired)).toBe(true);
+    const other = job(withMarker('', 's', 'another-token'), encrypted);
+    expect(withKnownToken(other, desired)).toBe(other);
+    const unrecorded = job(withMarker('', 's'), encrypted);
+    expect(withKnownToken(unrecorded, desired)).toBe(unrecorded);
+    // A token Jenkins gives back in clear (older releases) is compared as it is.
+    const plain = job(withMarker('', 's', token), 'set-by-hand');
+    expect(withKnownToken(plain, desired)).toBe(plain);
+    expect(tokenFingerprint(token)).not.toBe(tokenFingerprint('set-by-hand'));
   });
 });

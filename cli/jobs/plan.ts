@@ -1,10 +1,10 @@
 // The planner: compares the file's jobs and views with what Jenkins holds and decides, item by
-// item, create / update / unchanged / delete / refuse (jobs.md, "Ownership and sync"). It reads
+// item, create / update / unchanged / delete / refuse (docs/jobs.md, "Ownership and sync"). It reads
 // the live configs (no local cache), so hand edits in Jenkins are seen.
 import type { JenkinsClient, LiveItem, LiveView } from './client.js';
 import type { Definitions, JobSpec } from './model.js';
 import { parentFolders } from './names.js';
-import { sameConfig } from './normalize.js';
+import { compareConfig } from './compare.js';
 import { mapLimit } from './pool.js';
 import { markerSource, withMarker } from './source.js';
 import { CLASS, folderXml, jobXml, listViewXml } from './xml.js';
@@ -20,8 +20,8 @@ export interface PlanItem {
   reason?: string;
   /** The config to send (create, update, replace). */
   xml?: string;
-  /** The live config (update), for the diff. */
-  live?: string;
+  /** Update: the unified diff of the live config against the file's, secrets masked. */
+  diff?: string;
 }
 
 export interface Plan {
@@ -48,9 +48,14 @@ export function isChange(item: PlanItem): boolean {
 export function desiredItems(definitions: Definitions, sourceId: string): PlanItem[] {
   return [
     ...definitions.folders.map((name): PlanItem => ({ kind: 'folder', name, action: 'create', xml: folderXml() })),
-    ...definitions.jobs.map((job): PlanItem => ({ kind: 'job', name: job.name, action: 'create', xml: jobXml(job, withMarker(job.description, sourceId)) })),
+    ...definitions.jobs.map((job): PlanItem => ({ kind: 'job', name: job.name, action: 'create', xml: desiredJobXml(job, sourceId) })),
     ...[...definitions.views].map(([name, jobs]): PlanItem => ({ kind: 'view', name, action: 'create', xml: listViewXml(name, jobs, withMarker('', sourceId)) })),
   ];
+}
+
+/** A job's config.xml: the marker records the fingerprint of its trigger token, if it has one. */
+function desiredJobXml(job: JobSpec, sourceId: string): string {
+  return jobXml(job, withMarker(job.description, sourceId, job.authToken));
 }
 
 export async function planSync(definitions: Definitions, client: JenkinsClient, options: PlanOptions): Promise<Plan> {
@@ -105,7 +110,7 @@ interface JobContext extends PlanOptions {
 }
 
 async function planJob(job: JobSpec, item: LiveItem | undefined, context: JobContext): Promise<PlanItem> {
-  const xml = jobXml(job, withMarker(job.description, context.sourceId));
+  const xml = desiredJobXml(job, context.sourceId);
   const base = { kind: 'job' as const, name: job.name, xml };
   const blocked = parentFolders(job.name).find((folder) => context.refusedFolders.has(folder));
   if (blocked) return { ...base, action: 'refuse', reason: `its folder ${blocked} exists and is not a folder` };
@@ -122,8 +127,8 @@ async function planJob(job: JobSpec, item: LiveItem | undefined, context: JobCon
     }
     return { ...base, action: 'replace', reason: `replaces a ${shortClass(item.className)}; its build history is lost` };
   }
-  const liveXml = await context.client.getJobConfig(job.name);
-  return sameConfig(liveXml, xml) ? { ...base, action: 'unchanged' } : { ...base, action: 'update', live: liveXml };
+  const comparison = compareConfig(`job ${job.name}`, await context.client.getJobConfig(job.name), xml);
+  return comparison.equal ? { ...base, action: 'unchanged' } : { ...base, action: 'update', diff: comparison.diff };
 }
 
 interface ViewContext extends PlanOptions {
@@ -151,8 +156,8 @@ async function planViews(
     if (view.className !== CLASS.listView) {
       return { kind: 'view', name, action: 'refuse', xml, reason: `it is a ${shortClass(view.className)}, not a list view` };
     }
-    const liveXml = await context.client.getViewConfig(name);
-    return sameConfig(liveXml, xml) ? { kind: 'view', name, action: 'unchanged', xml } : { kind: 'view', name, action: 'update', xml, live: liveXml };
+    const comparison = compareConfig(`view ${name}`, await context.client.getViewConfig(name), xml);
+    return comparison.equal ? { kind: 'view', name, action: 'unchanged', xml } : { kind: 'view', name, action: 'update', xml, diff: comparison.diff };
   });
   // Our views that no job of the file names any more are empty: they go (views we never made
   // stay). One whose jobs were all refused is left as it is.

@@ -1,8 +1,8 @@
-// How a plan and its results read: one line per item, unified diffs of the normalised XML with
-// credential ids and tokens masked, and the same as data for --json.
-import { createTwoFilesPatch } from 'diff';
+// How a plan and its results read: one line per item with the unified diff of each update (kept
+// on the plan item), coloured on a terminal, a table of results, and the same as data for --json.
+import { AppError } from '../../common/errors.js';
+import type { Line, Report, Tone } from '../output/index.js';
 import type { ItemResult } from './execute.js';
-import { normalizeXml } from './normalize.js';
 import { isChange, type Action, type Plan, type PlanItem } from './plan.js';
 
 const SYMBOL: Record<Action, string> = {
@@ -14,40 +14,37 @@ const SYMBOL: Record<Action, string> = {
   refuse: '! refused',
 };
 
+const TONE: Record<Action, Tone> = {
+  create: 'added',
+  update: 'changed',
+  replace: 'changed',
+  unchanged: 'muted',
+  delete: 'removed',
+  refuse: 'failed',
+};
+
 export function planLine(item: PlanItem): string {
   const reason = item.reason ? (item.action === 'refuse' ? `: ${item.reason}` : ` (${item.reason})`) : '';
   return `${SYMBOL[item.action]} ${item.kind} ${item.name}${reason}`;
 }
 
-/** The unified diff of an update: live config (Jenkins) against the file's, secrets masked. */
-export function itemDiff(item: PlanItem): string | undefined {
-  if (item.action !== 'update' || item.live === undefined || item.xml === undefined) return undefined;
-  const label = `${item.kind} ${item.name}`;
-  return createTwoFilesPatch(
-    `jenkins: ${label}`,
-    `file: ${label}`,
-    normalizeXml(item.live, { mask: true }),
-    normalizeXml(item.xml, { mask: true }),
-    undefined,
-    undefined,
-    { context: 3 },
-  )
-    .split('\n')
-    .filter((line) => !line.startsWith('====='))
-    .join('\n')
-    .trimEnd();
+function diffLine(line: string): Line {
+  if (line.startsWith('+++') || line.startsWith('---')) return { text: line, tone: 'strong' };
+  if (line.startsWith('+')) return { text: line, tone: 'added' };
+  if (line.startsWith('-')) return { text: line, tone: 'removed' };
+  if (line.startsWith('@@')) return { text: line, tone: 'muted' };
+  return line;
 }
 
-/** The plan's text: a line per item and, under each update, its diff. */
-export function planText(plan: Plan): string {
-  const lines: string[] = [];
+/** The plan's lines: one per item and, under each update, its diff. */
+export function planLines(plan: Plan): Line[] {
+  const lines: Line[] = [];
   for (const item of plan.items) {
-    lines.push(planLine(item));
-    const diff = itemDiff(item);
-    if (diff) lines.push(diff);
+    lines.push({ text: planLine(item), tone: TONE[item.action] });
+    if (item.diff) lines.push(...item.diff.split('\n').map(diffLine));
   }
   if (plan.items.length === 0) lines.push('nothing to do: the file declares no jobs and Jenkins holds none of its source');
-  return lines.join('\n');
+  return lines;
 }
 
 export interface PlanData {
@@ -68,9 +65,26 @@ export function planData(plan: Plan): PlanData {
       name: item.name,
       action: item.action,
       ...(item.reason ? { reason: item.reason } : {}),
-      ...(itemDiff(item) ? { diff: itemDiff(item) } : {}),
+      ...(item.diff ? { diff: item.diff } : {}),
     })),
     ...(plan.emptyGuard ? { emptyGuard: plan.emptyGuard } : {}),
+  };
+}
+
+/** A plan as `jobs diff` shows it; its outcome is exit 1 if items are refused, 6 if changes are pending. */
+export function planReport(plan: Plan): Report {
+  const data = planData(plan);
+  const refused = data.counts.refuse;
+  const failure = refused > 0
+    ? new AppError('conflict', `${refused} item${refused === 1 ? '' : 's'} would be refused (see "! refused" above)`)
+    : data.changes
+      ? new AppError('changes_pending', '')
+      : undefined;
+  return {
+    json: data,
+    lines: planLines(plan),
+    notes: data.emptyGuard ? [`warning: apply would refuse: ${data.emptyGuard}`] : [],
+    ...(failure ? { failure } : {}),
   };
 }
 
@@ -103,4 +117,22 @@ export function summaryLine(results: ItemResult[]): string {
     .map((action) => `${counts[action]} ${DONE[action]}`);
   const failed = results.length - ok.length;
   return [...parts, `${failed} failed`].join(', ');
+}
+
+/** What `jobs apply` did: a table on a terminal, a line per item when piped, then a summary; exit 1 if any item failed. */
+export function applyReport(plan: Plan, results: ItemResult[]): Report {
+  const failed = results.filter((r) => !r.ok);
+  const shown = results.filter((r) => r.item.action !== 'unchanged');
+  const outcome = results.map((r) => ({ kind: r.item.kind, name: r.item.name, action: r.item.action, ok: r.ok, ...(r.error ? { error: r.error } : {}) }));
+  const what = failed.map((r) => `${r.item.kind} ${r.item.name}`).join(', ');
+  return {
+    json: { sourceId: plan.sourceId, counts: countActions(plan.items), results: outcome, failed: failed.length },
+    table: {
+      head: ['RESULT', 'KIND', 'NAME', 'ERROR'],
+      rows: shown.map((r) => [r.ok ? DONE[r.item.action] : 'failed', r.item.kind, r.item.name, r.error ?? '']),
+    },
+    plain: shown.map(resultLine),
+    lines: [{ text: `summary: ${summaryLine(results)}`, tone: failed.length > 0 ? 'failed' : 'strong' }],
+    ...(failed.length > 0 ? { failure: new AppError('conflict', `${failed.length} of ${results.length} items failed: ${what}`) } : {}),
+  };
 }

@@ -3,7 +3,7 @@ import { mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { gitSourceId, localSourceId, markerSource, normalizeRemote, withMarker } from './source.js';
+import { gitSourceId, localSourceId, markerOf, markerSource, normalizeRemote, tokenFingerprint, withMarker } from './source.js';
 
 describe('source ids', () => {
   it.each([
@@ -54,5 +54,16 @@ describe('source ids', () => {
     const quoted = withMarker('Moved from the old jobs:\n<!-- managed by repoadmin; source: old.json@host/old -->', 'a.json@host/x');
     expect(markerSource(quoted)).toBe('a.json@host/x');
     expect(markerSource('see <!-- managed by repoadmin; source: old.json@host/old --> <!-- managed by repoadmin; source: s -->')).toBe('s');
+  });
+
+  it('records a fingerprint of the trigger token in the marker, never the token', () => {
+    const token = '3f2504e0-4f89-41d3-9a0c-0305e82c3301';
+    const description = withMarker('Deploys', 'a.json@host/x', token);
+    expect(description).toBe(`Deploys\n<!-- managed by repoadmin; source: a.json@host/x; trigger token sha256: ${tokenFingerprint(token)} -->`);
+    expect(description).not.toContain('3f2504e0');
+    expect(tokenFingerprint(token)).toMatch(/^[0-9a-f]{16}$/);
+    expect(tokenFingerprint(token)).not.toBe(tokenFingerprint('9b2c1d7e-5a4f-4e3b-8c2d-1f0e9d8c7b6a'));
+    expect(markerOf(description)).toEqual({ sourceId: 'a.json@host/x', tokenFingerprint: tokenFingerprint(token) });
+    expect(markerOf(withMarker('', 's'))).toEqual({ sourceId: 's', tokenFingerprint: undefined });
   });
 });

@@ -1,23 +1,47 @@
 // Ownership: the source id that names a definition file, and the marker every job and view we
-// write carries at the end of its description (jobs.md, "Ownership and sync").
+// write carries at the end of its description (docs/jobs.md, "Ownership and sync").
 import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { dirname, relative, resolve } from 'node:path';
 import { promisify } from 'node:util';
 
 const run = promisify(execFile);
 
 // The last marker: the source id holds no `-->`, so one quoted earlier in the description is skipped.
-const MARKER = /\n?<!-- managed by repoadmin; source: ((?:(?!-->).)+?) -->\s*$/;
+const MARKER = /\n?<!-- managed by repoadmin; source: ((?:(?!-->).)+?)(?:; trigger token sha256: ([0-9a-f]{16}))? -->\s*$/;
+
+/**
+ * What we write about a trigger token, since current Jenkins never gives it back in clear: from
+ * core 2.568 / 2.555.3 (SECURITY-3744) `GET config.xml` re-serialises the job, and
+ * BuildAuthorizationToken holds a hudson.util.Secret, written encrypted. A one-way digest of the
+ * token (a UUID) tells whether the file still asks for the token we wrote, and nothing more.
+ */
+export function tokenFingerprint(token: string): string {
+  return createHash('sha256').update(`repoadmin remoteTriggerUuid\n${token}`).digest('hex').slice(0, 16);
+}
 
 /** The description written to Jenkins: the file's description, then the marker. */
-export function withMarker(description: string, sourceId: string): string {
-  const marker = `<!-- managed by repoadmin; source: ${sourceId} -->`;
+export function withMarker(description: string, sourceId: string, triggerToken?: string): string {
+  const token = triggerToken === undefined ? '' : `; trigger token sha256: ${tokenFingerprint(triggerToken)}`;
+  const marker = `<!-- managed by repoadmin; source: ${sourceId}${token} -->`;
   return description === '' ? marker : `${description}\n${marker}`;
+}
+
+export interface Marker {
+  sourceId: string;
+  /** The fingerprint of the trigger token we wrote, if any. */
+  tokenFingerprint: string | undefined;
+}
+
+/** The marker of a live description, or undefined when no repoadmin marker is there. */
+export function markerOf(description: string | null | undefined): Marker | undefined {
+  const match = description ? MARKER.exec(description) : null;
+  return match ? { sourceId: match[1]!, tokenFingerprint: match[2] } : undefined;
 }
 
 /** The source id in a live description, or undefined when no repoadmin marker is there. */
 export function markerSource(description: string | null | undefined): string | undefined {
-  return description ? MARKER.exec(description)?.[1] : undefined;
+  return markerOf(description)?.sourceId;
 }
 
 const DEFAULT_PORT: Record<string, string> = { ssh: '22', 'git+ssh': '22', https: '443', http: '80', git: '9418' };

@@ -1,8 +1,9 @@
-// config.xml for pipeline and multibranch jobs, folders and list views, as mapped in jobs.md,
+// config.xml for pipeline and multibranch jobs, folders and list views, as mapped in docs/jobs.md,
 // built with xmlbuilder2 so that every value from the file is escaped. The element layout follows
 // the configs Jenkins itself writes for these classes (see test/jenkins/reference-samples.ts).
 import { create } from 'xmlbuilder2';
 import type { XMLBuilder } from 'xmlbuilder2/lib/interfaces.js';
+import { branchSpec, lightweightCheckout } from './branch.js';
 import type { JobSpec, LogRotator } from './model.js';
 
 export const CLASS = {
@@ -63,16 +64,17 @@ function pipelineXml(job: JobSpec, description: string): string {
   const definition = root.ele('definition', { class: 'org.jenkinsci.plugins.workflow.cps.CpsScmFlowDefinition' });
   const scm = definition.ele('scm', { class: 'hudson.plugins.git.GitSCM' });
   leaf(scm, 'configVersion', 2);
-  // No <name>: the remote stays `origin`, so GIT_BRANCH stays origin/<branch> (jobs.md).
+  // No <name>: the remote stays `origin`, so GIT_BRANCH stays origin/<branch> (docs/jobs.md).
   const remote = scm.ele('userRemoteConfigs').ele('hudson.plugins.git.UserRemoteConfig');
   leaf(remote, 'url', job.git.url);
   if (job.git.credentialsId) leaf(remote, 'credentialsId', job.git.credentialsId);
-  leaf(scm.ele('branches').ele('hudson.plugins.git.BranchSpec'), 'name', job.branch ? `*/${job.branch}` : '**');
+  const branch = branchSpec(job.branch);
+  leaf(scm.ele('branches').ele('hudson.plugins.git.BranchSpec'), 'name', branch);
   leaf(scm, 'doGenerateSubmoduleConfigurations', false);
   scm.ele('submoduleCfg', { class: 'empty-list' });
   scm.ele('extensions');
   leaf(definition, 'scriptPath', job.scriptPath);
-  leaf(definition, 'lightweight', true);
+  leaf(definition, 'lightweight', lightweightCheckout(branch, job.git.trigger !== undefined));
   root.ele('triggers');
   if (job.authToken) leaf(root, 'authToken', job.authToken);
   leaf(root, 'disabled', false);
@@ -88,6 +90,16 @@ function buildDiscarder(properties: XMLBuilder, rotator: LogRotator): void {
   leaf(strategy, 'artifactNumToKeep', -1);
 }
 
+/**
+ * The health metric a folder made in the UI gets (cloudbees-folder, WorstChildHealthMetric
+ * .DescriptorImpl.createDefault: recursive, written as `nonRecursive` false). An empty
+ * `<healthMetrics/>` is read as "no metrics", and the weather column of a view stays blank.
+ */
+function healthMetrics(root: XMLBuilder): void {
+  const metric = root.ele('healthMetrics').ele('com.cloudbees.hudson.plugins.folder.health.WorstChildHealthMetric');
+  leaf(metric, 'nonRecursive', false);
+}
+
 function ownerOf(parent: XMLBuilder, reference: string): void {
   parent.ele('owner', { class: MULTIBRANCH, reference });
 }
@@ -98,9 +110,9 @@ function multibranchXml(job: JobSpec, description: string): string {
   leaf(root, 'description', description);
   root.ele('properties');
   ownerOf(root.ele('folderViews', { class: 'jenkins.branch.MultiBranchProjectViewHolder' }), '../..');
-  root.ele('healthMetrics');
+  healthMetrics(root);
   ownerOf(root.ele('icon', { class: 'jenkins.branch.MetadataActionFolderIcon' }), '../..');
-  // logRotator governs how long jobs of deleted branches stay (jobs.md); null keeps them. Pruning
+  // logRotator governs how long jobs of deleted branches stay (docs/jobs.md); null keeps them. Pruning
   // with neither limit would remove them all at once (DefaultOrphanedItemStrategy), so unlimited
   // days and count keep them too.
   const orphans = root.ele('orphanedItemStrategy', { class: 'com.cloudbees.hudson.plugins.folder.computed.DefaultOrphanedItemStrategy' });
@@ -134,7 +146,7 @@ export function folderXml(): string {
   root.ele('actions');
   root.ele('description');
   root.ele('properties');
-  root.ele('healthMetrics');
+  healthMetrics(root);
   root.ele('icon', { class: 'com.cloudbees.hudson.plugins.folder.icons.StockFolderIcon' });
   return serialize(root);
 }

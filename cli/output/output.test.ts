@@ -49,4 +49,25 @@ describe('output', () => {
     expect(tsv([[1, true, undefined]])).toEqual(['1\ttrue\t']);
     expect(await renderTable({ head: [], rows: [['user', 'admin']] }, false)).toBe('user  admin');
   });
+
+  it('lines with a tone: coloured on a terminal, plain when piped or without colour', async () => {
+    const lines = ['as is', { text: '+ added', tone: 'added' as const }];
+    const terminal = fakeDeps({ tty: true });
+    await printReport({ json: {}, lines }, terminal);
+    expect(terminal.io.stdoutText()).toBe(`as is\n${ESC}32m+ added${ESC}39m\n`);
+    for (const deps of [fakeDeps({ env: { FORCE_COLOR: '1' } }), fakeDeps({ tty: true, settings: { color: false } })]) {
+      await printReport({ json: {}, lines }, deps);
+      expect(deps.io.stdoutText()).toBe('as is\n+ added\n');
+    }
+  });
+
+  it('a table on a terminal, its plain lines when piped, then the lines', async () => {
+    const report = { json: {}, table, plain: ['created admin'], lines: ['summary'] };
+    const piped = fakeDeps();
+    await printReport(report, piped);
+    expect(piped.io.stdoutText()).toBe('created admin\nsummary\n');
+    const terminal = fakeDeps({ tty: true, settings: { color: false } });
+    await printReport(report, terminal);
+    expect(terminal.io.stdoutText()).toMatch(/^NAME\s+ROLE\n[\s\S]*\nsummary\n$/);
+  });
 });

@@ -27,7 +27,7 @@ export const TokenResponse = z
   .meta({ id: 'TokenResponse' });
 export type TokenResponse = z.infer<typeof TokenResponse>;
 
-/** The claims of our tokens (seed-spec "Token content", plus `uid` and `tv`). */
+/** The claims of our session tokens (docs/api.md, "Session tokens (JWT)"). */
 export interface TokenClaims {
   sub: string;
   scopes: { authority: string }[];

@@ -1,4 +1,4 @@
-// The one error body every route answers with (api.md, "General").
+// The one error body every route answers with (docs/api.md, "Errors").
 import { z } from 'zod';
 import { ERROR_CODES } from '../errors.js';
 

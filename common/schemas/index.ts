@@ -3,3 +3,4 @@ export * from './common.js';
 export * from './errors.js';
 export * from './repositories.js';
 export * from './users.js';
+export * from './tokens.js';

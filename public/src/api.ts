@@ -1,7 +1,8 @@
-// The two calls the page makes, relative to the page so the server may sit under a base path.
+// The calls the page makes, relative to the page so the server may sit under a base path.
 import type { ErrorCode } from '../../common/errors.js';
 import type { TokenResponse } from '../../common/schemas/auth.js';
 import type { SearchFilters, SearchResult } from '../../common/schemas/repositories.js';
+import type { Me } from '../../common/schemas/users.js';
 
 /** Why a call failed: the server's error code, or `unreachable` when no answer came at all. */
 export class ApiError extends Error {
@@ -88,4 +89,9 @@ export function generateToken(username: string, password: string): Promise<Token
     headers: { 'Content-Type': 'application/json' },
     body: JSON.stringify({ username, password }),
   });
+}
+
+/** Who a token belongs to: checks a project token before the page keeps it. */
+export function whoAmI(token: string): Promise<Me> {
+  return call<Me>(apiUrl('users/me'), { method: 'GET', headers: { Authorization: `Bearer ${token}` } });
 }

@@ -1,7 +1,7 @@
 // The package page: reads the view from the URL, asks the server for one page of version records
 // and keeps the table, the pager, the sort headers and the URL in step.
 import type { SearchResult, SortField, VersionInformation } from '../../common/schemas/repositories.js';
-import { ApiError, generateToken, search } from './api.js';
+import { ApiError, generateToken, search, whoAmI } from './api.js';
 import { detailRow, h, messageRow, recordRow } from './render.js';
 import { clearSession, loadSession, saveSession, type Session } from './session.js';
 import {
@@ -40,6 +40,8 @@ const signIn = byId<HTMLElement>('sign-in');
 const signInForm = byId<HTMLFormElement>('sign-in-form');
 const signInReason = byId<HTMLElement>('sign-in-reason');
 const signInError = byId<HTMLElement>('sign-in-error');
+const tokenForm = byId<HTMLFormElement>('token-form');
+const tokenError = byId<HTMLElement>('token-error');
 const sessionBox = byId<HTMLElement>('session');
 const sessionUser = byId<HTMLElement>('session-user');
 const signOutButton = byId<HTMLButtonElement>('sign-out');
@@ -237,7 +239,7 @@ function showSignIn(reason: string): void {
 
 function showSession(): void {
   sessionBox.hidden = !session;
-  sessionUser.textContent = session?.username ?? '';
+  sessionUser.textContent = session ? `${session.username}${session.expiresAt === null ? ' (project token)' : ''}` : '';
 }
 
 /** Loads the current view. `quiet` keeps the rows as they are until the answer is in (auto refresh). */
@@ -437,6 +439,35 @@ signInForm.addEventListener('submit', (event) => {
       signInError.textContent =
         error.code === 'unreachable' ? 'The server cannot be reached. Try again when it is back.' : error.message;
       password.select();
+    })
+    .finally(() => {
+      if (submit) submit.disabled = false;
+    });
+});
+
+/** A project token instead of a password: the server says whose it is before the page keeps it. */
+tokenForm.addEventListener('submit', (event) => {
+  event.preventDefault();
+  const input = byId<HTMLInputElement>('s-token');
+  const token = input.value.trim();
+  const submit = tokenForm.querySelector<HTMLButtonElement>('button[type="submit"]');
+  if (submit) submit.disabled = true;
+  tokenError.textContent = '';
+  whoAmI(token)
+    .then((me) => {
+      session = { token, username: me.username, expiresAt: null };
+      saveSession(session);
+      input.value = '';
+      showSession();
+      signIn.hidden = true;
+      results.hidden = false;
+      void load();
+    })
+    .catch((error: unknown) => {
+      if (!(error instanceof ApiError)) throw error;
+      tokenError.textContent =
+        error.code === 'unreachable' ? 'The server cannot be reached. Try again when it is back.' : error.message;
+      input.select();
     })
     .finally(() => {
       if (submit) submit.disabled = false;

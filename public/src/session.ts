@@ -5,8 +5,8 @@ const KEY = 'repoadmin.session';
 export interface Session {
   token: string;
   username: string;
-  /** ISO 8601; a token past this time is dropped instead of being sent. */
-  expiresAt: string;
+  /** ISO 8601; a token past this time is dropped instead of being sent. null: a project token, whose expiry the server checks. */
+  expiresAt: string | null;
 }
 
 function storage(): Storage | undefined {
@@ -22,6 +22,7 @@ export function loadSession(now = Date.now()): Session | undefined {
   if (!text) return undefined;
   try {
     const session = JSON.parse(text) as Partial<Session>;
+    if (typeof session.token === 'string' && typeof session.username === 'string' && session.expiresAt === null) return session as Session;
     if (typeof session.token === 'string' && typeof session.username === 'string' && typeof session.expiresAt === 'string') {
       const expires = Date.parse(session.expiresAt);
       if (Number.isNaN(expires) || expires > now) return session as Session;

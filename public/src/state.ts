@@ -2,7 +2,7 @@
 // view can be bookmarked and shared, and turned into one search request.
 import type { SearchFilters, SortField } from '../../common/schemas/repositories.js';
 
-/** The search filters of api.md that have a text box, in form order. */
+/** The search filters (docs/api.md, "Filters") that have a text box, in form order. */
 export const FILTER_FIELDS = ['projectName', 'branch', 'groupId', 'artifactId', 'version', 'type', 'uid'] as const;
 export type FilterField = (typeof FILTER_FIELDS)[number];
 

@@ -1,10 +1,12 @@
-// Opens the configured database: embedded PGlite (default) or a PostgreSQL server through `pg`.
+// Opens the configured database: embedded PGlite (default), a PostgreSQL server through `pg`, or
+// MariaDB/MySQL through the `mysql2` driver the user supplies.
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import knexFactory, { type Knex } from 'knex';
 import { AppError } from '../../common/errors.js';
 import type { ServerConfig } from '../config.js';
+import { describeMysqlConnectionError, mysqlKnex, serverName } from './dialects/mysql.js';
 import { lockDataDir } from './lock.js';
 import { MIGRATION_CONFIG } from './migrations/index.js';
 
@@ -19,16 +21,25 @@ export interface Database {
 
 export const MEMORY = 'memory://';
 
-/** Loads a driver module, from the driver folder first, then from the bundled modules. */
+/**
+ * Loads a driver module: from the driver folder first, then from the working directory, then from
+ * the server's own modules (only `pg` is bundled).
+ */
 function loadDriver(name: string, driverPath: string | undefined): unknown {
+  const folders: string[] = [];
   if (driverPath) {
     const folder = path.resolve(driverPath);
     if (!fs.existsSync(folder)) {
       throw new AppError('usage', `the driver folder ${folder} does not exist (--repoadmin_db_driver_path / REPO_MAN_DB_DRIVER_PATH)`);
     }
     const direct = path.join(folder, name);
+    if (fs.existsSync(direct)) return require(direct);
+    folders.push(folder);
+  }
+  folders.push(process.cwd());
+  for (const folder of folders) {
     try {
-      return require(fs.existsSync(direct) ? direct : require.resolve(name, { paths: [folder] }));
+      return require(require.resolve(name, { paths: [folder] }));
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'MODULE_NOT_FOUND') throw error;
     }
@@ -39,7 +50,7 @@ function loadDriver(name: string, driverPath: string | undefined): unknown {
     if ((error as NodeJS.ErrnoException).code !== 'MODULE_NOT_FOUND') throw error;
     throw new AppError(
       'usage',
-      `the database driver "${name}" is not installed (--repoadmin_db_driver / REPO_MAN_DB_DRIVER); put it in --repoadmin_db_driver_path or install it`,
+      `the database driver "${name}" is not installed (--repoadmin_db_driver / REPO_MAN_DB_DRIVER): run "npm install ${name}" in a folder and give that folder as --repoadmin_db_driver_path / REPO_MAN_DB_DRIVER_PATH`,
     );
   }
 }
@@ -121,6 +132,8 @@ export async function openDatabase(config: ServerConfig['db'], log?: DatabaseLog
     }
   }
 
+  if (config.kind === 'mysql') return openMysql(config);
+
   const db = knexFactory({
     client: postgresClient(loadDriver(config.driver, config.driverPath)),
     connection: {
@@ -143,6 +156,22 @@ export async function openDatabase(config: ServerConfig['db'], log?: DatabaseLog
   return {
     db,
     description: `PostgreSQL database ${config.database} on ${config.host}:${config.port}`,
+    close: () => db.destroy(),
+  };
+}
+
+async function openMysql(config: ServerConfig['db']): Promise<Database> {
+  const db = mysqlKnex(config, loadDriver(config.driver, config.driverPath));
+  let name: string;
+  try {
+    name = await serverName(db);
+  } catch (error) {
+    await db.destroy();
+    throw new AppError('unavailable', describeMysqlConnectionError(error, config), { cause: error });
+  }
+  return {
+    db,
+    description: `${name} database ${config.database} on ${config.host}:${config.port}`,
     close: () => db.destroy(),
   };
 }

@@ -2,6 +2,7 @@
 // in the count before the password is compared, in one statement, so that concurrent attempts
 // cannot all pass the limit while each one's comparison is still running.
 import type { Knex } from 'knex';
+import { dialectOf, withRetries } from './dialects/index.js';
 
 export type AttemptScope = 'user' | 'address';
 
@@ -11,14 +12,9 @@ export interface AttemptSubject {
 }
 
 /** Counts one attempt for the subject unless it already has `limit` in this window: true when counted. */
-export async function takeAttempt(db: Knex, window: number, s: AttemptSubject, limit: number): Promise<boolean> {
-  const rows = await db('login_attempts')
-    .insert({ scope: s.scope, subject: s.subject, window_start: window, failures: 1 })
-    .onConflict(['scope', 'subject', 'window_start'])
-    .merge({ failures: db.raw('login_attempts.failures + 1') })
-    .where('login_attempts.failures', '<', limit)
-    .returning('failures');
-  return rows.length > 0;
+export function takeAttempt(db: Knex, window: number, s: AttemptSubject, limit: number): Promise<boolean> {
+  const key = { scope: s.scope, subject: s.subject, window_start: window };
+  return withRetries(db, () => dialectOf(db).countUpTo(db, 'login_attempts', key, 'failures', limit));
 }
 
 /** Takes back an attempt counted by `takeAttempt`: it was refused or it succeeded. */

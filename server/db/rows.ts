@@ -1,5 +1,5 @@
-// The one place that irons out driver differences: node-postgres gives bigint and count(*) as
-// strings, PGlite as BigInt or number.
+// The one place that irons out driver differences in values: node-postgres gives bigint and
+// count(*) as strings, PGlite as BigInt or number, mysql2 sums as strings.
 export function toNumber(value: unknown): number {
   if (typeof value === 'number') return value;
   if (typeof value === 'bigint') return Number(value);
@@ -11,7 +11,8 @@ export function toDate(value: unknown): Date {
   return value instanceof Date ? value : new Date(String(value));
 }
 
-/** A unique-constraint violation (SQLSTATE 23505). */
+/** A unique-constraint violation (SQLSTATE 23505; ER_DUP_ENTRY on MariaDB and MySQL). */
 export function isUniqueViolation(error: unknown): boolean {
-  return (error as { code?: string } | undefined)?.code === '23505';
+  const code = (error as { code?: string } | undefined)?.code;
+  return code === '23505' || code === 'ER_DUP_ENTRY';
 }

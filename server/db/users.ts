@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { AppError } from '../../common/errors.js';
 import type { Role } from '../../common/schemas/users.js';
+import { dialectOf } from './dialects/index.js';
 import { isUniqueViolation, toDate, toNumber } from './rows.js';
 
 export interface UserRow {
@@ -92,36 +93,28 @@ export async function insertUser(db: Db, user: NewUser): Promise<string> {
 }
 
 /** Inserts the user unless one with its id exists; true when inserted. */
-export async function insertUserIfAbsent(db: Db, user: NewUser & { userId: string }): Promise<boolean> {
-  const rows = await db('users')
-    .insert({
-      id: user.userId,
-      username: user.username,
-      password_hash: user.passwordHash,
-      project_name: user.projectName,
-      role: user.role,
-      must_change_password: user.mustChangePassword ?? false,
-    })
-    .onConflict()
-    .ignore()
-    .returning('id');
-  return rows.length > 0;
+export function insertUserIfAbsent(db: Db, user: NewUser & { userId: string }): Promise<boolean> {
+  return dialectOf(db).insertIfAbsent(db, 'users', {
+    id: user.userId,
+    username: user.username,
+    password_hash: user.passwordHash,
+    project_name: user.projectName,
+    role: user.role,
+    must_change_password: user.mustChangePassword ?? false,
+  });
 }
 
 /** Sets a new password, clears "must change" and revokes earlier tokens. Returns the new token version. */
 export async function updatePassword(db: Db, userId: string, passwordHash: string): Promise<number> {
-  const rows = await db('users')
-    .where({ id: userId })
-    .update({
-      password_hash: passwordHash,
-      must_change_password: false,
-      token_version: db.raw('token_version + 1'),
-      updated_at: db.fn.now(),
-    })
-    .returning('token_version');
-  const row = rows[0] as { token_version: unknown } | undefined;
-  if (!row) throw new AppError('not_found', `no user with id ${userId}`);
-  return toNumber(row.token_version);
+  const version = await dialectOf(db).updateAndRead(
+    db,
+    'users',
+    { id: userId },
+    { password_hash: passwordHash, must_change_password: false, token_version: db.raw('token_version + 1'), updated_at: db.fn.now(3) },
+    'token_version',
+  );
+  if (version === undefined) throw new AppError('not_found', `no user with id ${userId}`);
+  return toNumber(version);
 }
 
 export async function deleteUserRow(db: Db, userId: string): Promise<void> {

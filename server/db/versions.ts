@@ -1,13 +1,11 @@
 // The versions table: one record per coordinates, at most one latest per project, artifact, branch.
-import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { formatCreationDate } from '../../common/dates.js';
 import { AppError } from '../../common/errors.js';
 import type { Paging, SearchFilters, SortField, VersionInformation } from '../../common/schemas/repositories.js';
 import { versionKey } from '../../common/version-key.js';
+import { type Db, dialectOf, withRetries } from './dialects/index.js';
 import { toDate, toNumber } from './rows.js';
-
-type Db = Knex | Knex.Transaction;
 
 /** A record as stored, before it is shaped for an answer. */
 export interface VersionFields {
@@ -88,43 +86,35 @@ export function toRow(fields: VersionFields): Record<string, unknown> {
 
 const COORDINATE_COLUMNS = ['project_name', 'branch', 'group_id', 'artifact_id', 'version'];
 
-/**
- * Inserts the record, or replaces the one of the same coordinates keeping its uid, in one
- * statement. `xmax = 0` holds for a row this statement inserted, not for one it updated.
- */
-async function upsertRow(db: Db, fields: VersionFields): Promise<{ uid: string; created: boolean }> {
-  const replaced = { ...toRow(fields), updated_at: db.fn.now() };
-  const rows = await db('versions')
-    .insert({ ...replaced, uid: randomUUID() })
-    .onConflict(COORDINATE_COLUMNS)
-    .merge(Object.keys(replaced))
-    .returning(['uid', db.raw('(xmax = 0) as created')]);
-  const row = rows[0] as { uid: string; created: boolean };
-  return { uid: String(row.uid), created: Boolean(row.created) };
+/** Inserts the record, or replaces the one of the same coordinates keeping its uid, in one statement. */
+function upsertRow(db: Db, fields: VersionFields): Promise<{ uid: string; created: boolean }> {
+  return dialectOf(db).upsertVersionRow(db, { ...toRow(fields), updated_at: db.fn.now(3) }, COORDINATE_COLUMNS);
 }
 
 /**
  * Inserts or replaces the record of these coordinates. With `latestVersion` it becomes the only
  * latest record of its key, in the same transaction; publishes that move the latest flag of one
- * key are serialised by a transaction-scoped advisory lock, so concurrent publishers never fight.
+ * key are serialised by a lock on that key held until the commit, so concurrent publishers never
+ * fight. A deadlock or lock timeout (the database rolled the work back) is retried.
  */
-export async function upsertVersion(db: Knex, fields: VersionFields): Promise<{ uid: string; created: boolean }> {
-  if (!fields.latestVersion) return upsertRow(db, fields);
-  return db.transaction(async (trx) => {
-    const key = JSON.stringify([fields.projectName, fields.groupId, fields.artifactId, fields.branch]);
-    await trx.raw('select pg_advisory_xact_lock(hashtext(?))', [key]);
-    await trx('versions')
-      .where({
-        project_name: fields.projectName,
-        group_id: fields.groupId,
-        artifact_id: fields.artifactId,
-        branch: fields.branch,
-        latest_version: true,
-      })
-      .whereNot('version', fields.version)
-      .update({ latest_version: false, updated_at: trx.fn.now() });
-    return upsertRow(trx, fields);
-  });
+export function upsertVersion(db: Knex, fields: VersionFields): Promise<{ uid: string; created: boolean }> {
+  if (!fields.latestVersion) return withRetries(db, () => upsertRow(db, fields));
+  const key = JSON.stringify([fields.projectName, fields.groupId, fields.artifactId, fields.branch]);
+  return withRetries(db, () =>
+    dialectOf(db).transactionWithLock(db, key, async (trx) => {
+      await trx('versions')
+        .where({
+          project_name: fields.projectName,
+          group_id: fields.groupId,
+          artifact_id: fields.artifactId,
+          branch: fields.branch,
+          latest_version: true,
+        })
+        .whereNot('version', fields.version)
+        .update({ latest_version: false, updated_at: trx.fn.now(3) });
+      return upsertRow(trx, fields);
+    }),
+  );
 }
 
 /**
@@ -162,12 +152,13 @@ const FILTER_COLUMNS: [keyof SearchFilters, string][] = [
 ];
 
 /** Adds the filters on these columns to a query of versions or of version_counts. */
-function applyFilters(query: Knex.QueryBuilder, filters: SearchFilters, columns: [keyof SearchFilters, string][]): Knex.QueryBuilder {
+function applyFilters(db: Db, query: Knex.QueryBuilder, filters: SearchFilters, columns: [keyof SearchFilters, string][]): Knex.QueryBuilder {
+  const like = `?? like ? ${dialectOf(db).likeEscape}`;
   for (const [field, column] of columns) {
     const value = filters[field];
     if (typeof value !== 'string') continue;
     const pattern = filterPattern(value);
-    if ('like' in pattern) query.whereRaw(`?? like ? escape '\\'`, [column, pattern.like]);
+    if ('like' in pattern) query.whereRaw(like, [column, pattern.like]);
     else query.where(column, pattern.exact);
   }
   if (filters.latestVersion === true) query.where('latest_version', true);
@@ -176,7 +167,7 @@ function applyFilters(query: Knex.QueryBuilder, filters: SearchFilters, columns:
 
 /** The filtered query both the page and its count are built from. */
 export function searchQuery(db: Db, filters: SearchFilters): Knex.QueryBuilder {
-  const query = applyFilters(db('versions'), filters, FILTER_COLUMNS);
+  const query = applyFilters(db, db('versions'), filters, FILTER_COLUMNS);
   if (filters.uid !== undefined) query.where('uid', filters.uid);
   return query;
 }
@@ -201,7 +192,7 @@ export function pageQuery(db: Db, filters: SearchFilters, paging: Paging): Knex.
 export function countQuery(db: Db, filters: SearchFilters): Knex.QueryBuilder {
   if (filters.version === undefined && filters.uid === undefined) {
     const counted = FILTER_COLUMNS.filter(([field]) => field !== 'version');
-    return applyFilters(db('version_counts'), filters, counted).select(db.raw('coalesce(sum(records), 0) as n'));
+    return applyFilters(db, db('version_counts'), filters, counted).select(db.raw('coalesce(sum(records), 0) as n'));
   }
   return searchQuery(db, filters).count({ n: '*' });
 }

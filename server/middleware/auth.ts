@@ -1,9 +1,11 @@
 // Bearer tokens on the secured routes, the role table and the "must change password" gate.
 import type { Context, Middleware } from 'koa';
 import { AppError } from '../../common/errors.js';
+import { type TokenScope, isProjectToken } from '../../common/schemas/tokens.js';
 import type { Role } from '../../common/schemas/users.js';
 import { actorFromToken } from '../services/auth.js';
 import type { Actor, Services } from '../services/context.js';
+import { actorFromProjectToken } from '../services/tokens.js';
 
 const BEARER = /^bearer\s+(\S+)\s*$/i;
 
@@ -12,7 +14,8 @@ async function actorOf(s: Services, ctx: Context): Promise<Actor | undefined> {
   if (header === '') return undefined;
   const m = BEARER.exec(header);
   if (!m) throw new AppError('unauthorized', 'send the token as "Authorization: Bearer <token>"');
-  return actorFromToken(s, m[1]!);
+  const token = m[1]!;
+  return isProjectToken(token) ? actorFromProjectToken(s, token) : actorFromToken(s, token);
 }
 
 export function currentActor(ctx: Context): Actor {
@@ -26,6 +29,22 @@ export interface TokenRule {
   role?: Role;
   /** Lets a user who must change the password through, for this request. */
   allowWhileMustChange?: (ctx: Context, actor: Actor) => boolean;
+  /**
+   * The scope a project token needs here (`read` is within `publish`). Without one, project tokens
+   * are refused: user and token management take a session token.
+   */
+  scope?: TokenScope;
+}
+
+function checkScope(actor: Actor, needed: TokenScope | undefined): void {
+  const token = actor.projectToken;
+  if (!token) return;
+  if (!needed) {
+    throw new AppError('forbidden', 'a project token cannot manage users, passwords or tokens: log in with a user name and password for that');
+  }
+  if (needed === 'publish' && token.scope !== 'publish') {
+    throw new AppError('forbidden', `the project token "${token.name}" has the scope read: publishing needs a token with the scope publish`);
+  }
 }
 
 export function requireToken(s: Services, rule: TokenRule = {}): Middleware {
@@ -38,6 +57,7 @@ export function requireToken(s: Services, rule: TokenRule = {}): Middleware {
         `user ${actor.username} must change the initial password first: PUT /v1/users/${actor.userId}/password with {"password": "..."} (or: repoadmin user passwd)`,
       );
     }
+    checkScope(actor, rule.scope);
     if (rule.role && actor.role !== rule.role) {
       throw new AppError('forbidden', `this needs the role ${rule.role}; user ${actor.username} has ${actor.role}`);
     }

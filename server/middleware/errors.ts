@@ -3,11 +3,13 @@ import type { Middleware } from 'koa';
 import type { Logger } from 'pino';
 import { AppError, type ErrorCode, codeForStatus, isAppError } from '../../common/errors.js';
 import type { ErrorBody } from '../../common/schemas/errors.js';
+import { mysqlDialect } from '../db/dialects/mysql.js';
 
-/** Driver errors that mean the database cannot be reached (node-postgres, PGlite, knex). */
+/** Driver errors that mean the database cannot be reached (node-postgres, PGlite, mysql2, knex). */
 function isDatabaseDown(error: unknown): boolean {
   const e = error as { code?: string; name?: string; message?: string } | undefined;
   if (!e) return false;
+  if (mysqlDialect.classifyError(error) === 'unavailable') return true;
   if (e.name === 'KnexTimeoutError') return true;
   if (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', '57P01', '57P02', '57P03', '08006', '08001', '08003', '08004', '3D000'].includes(e.code ?? '')) {
     return true;
@@ -61,7 +63,7 @@ export function errors(log: Logger): Middleware {
   };
 }
 
-/** Adds `valid: false` and `userId` to the error bodies of the user routes (api.md). */
+/** Adds `valid: false` and `userId` to the error bodies of the user routes (docs/api.md, "Errors"). */
 export function userResultOnError(): Middleware {
   return async (ctx, next) => {
     try {

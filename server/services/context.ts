@@ -1,6 +1,7 @@
 // What the services need from the running server.
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
+import type { TokenScope } from '../../common/schemas/tokens.js';
 import type { Role } from '../../common/schemas/users.js';
 import type { Passwords } from '../auth/passwords.js';
 import type { TokenSettings } from '../auth/tokens.js';
@@ -22,4 +23,6 @@ export interface Actor {
   role: Role;
   projectName: string | null;
   mustChangePassword: boolean;
+  /** Set when the request came with a project token (absent for a session token). */
+  projectToken?: { id: string; name: string; scope: TokenScope };
 }

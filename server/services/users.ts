@@ -14,6 +14,7 @@ import {
   updatePassword,
 } from '../db/users.js';
 import type { Actor, Services } from './context.js';
+import { retireTokensOfUser } from './tokens.js';
 
 /** The id older documentation and scripts use for the first administrator. */
 export const DEFAULT_ADMIN_ID = '5c6a1223-076b-4bc0-b0b7-20b0da0e23fd';
@@ -68,6 +69,7 @@ export async function deleteUser(s: Services, userId: string): Promise<void> {
     if (target.role === 'ROLE_ADMIN' && admins.length <= 1) {
       throw new AppError('conflict', 'the last administrator cannot be deleted: create another administrator first');
     }
+    await retireTokensOfUser(trx, userId, s.now());
     await deleteUserRow(trx, userId);
   });
 }
@@ -84,5 +86,6 @@ export async function listUsers(s: Services): Promise<User[]> {
 }
 
 export function me(actor: Actor): Me {
-  return { ...actor };
+  const { userId, username, projectName, role, mustChangePassword } = actor;
+  return { userId, username, projectName, role, mustChangePassword };
 }

@@ -225,6 +225,7 @@ describe('repoadmin server --help and its settings', () => {
 describe('help at 80 columns', () => {
   const COMMANDS = [
     [], ['server'], ['login'], ['logout'], ['whoami'], ['token'],
+    ['token', 'create'], ['token', 'list'], ['token', 'revoke'],
     ['user'], ['user', 'add'], ['user', 'passwd'], ['user', 'delete'], ['user', 'list'],
     ['publish'], ['search'],
   ];

@@ -80,6 +80,21 @@ describe.skipIf(missing)('first-day administrator flow in a terminal', () => {
     expect(await plain.screen()).toMatch(/USERNAME\s+ROLE/);
     expect(await plain.screen(true)).not.toContain('\u001b[');
 
+    const create = await terminal(['token', 'create', '--name', 'ci', '--user', 'ci-shop']);
+    expect(await create.exitCode()).toBe(0);
+    const made = await create.screen();
+    expect(made).toMatch(/rpa_[A-Za-z0-9_-]{43}/);
+    expect(made).toContain('It is shown only now');
+    const tokens = await terminal(['token', 'list']);
+    expect(await tokens.exitCode()).toBe(0);
+    expect(await tokens.screen()).toMatch(/NAME\s+SCOPE\s+USER\s+PROJECT\s+CREATED\s+EXPIRES\s+LAST USED\s+ID/);
+    expect(await tokens.screen()).toMatch(/ci\s+publish\s+ci-shop\s+shop\s+\S+\s+never\s+never\s+[0-9a-f-]{36}/);
+    const revoke = await terminal(['token', 'revoke', 'ci', '--user', 'ci-shop']);
+    await revoke.waitFor(/Revoke the publish token "ci" of ci-shop \(never used\)\? Pipelines using it stop working\./);
+    await revoke.enter('y');
+    expect(await revoke.exitCode()).toBe(0);
+    expect(Number((await server.db('tokens').count({ n: '*' }).first())!.n)).toBe(0);
+
     const del = await terminal(['user', 'delete', 'ci-shop']);
     await del.waitFor(/Delete user ci-shop \(ROLE_USER, project shop\)\? This cannot be undone\./);
     await del.enter('y');

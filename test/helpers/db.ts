@@ -1,23 +1,39 @@
-// Test databases: embedded PGlite always, and PostgreSQL when REPOADMIN_TEST_PG_URL is set (each
-// test database is new, made from that server's `postgres` database and dropped afterwards).
+// Test databases: embedded PGlite always, PostgreSQL when REPOADMIN_TEST_PG_URL is set, MariaDB or
+// MySQL when REPOADMIN_TEST_MYSQL_URL is set (each test database is new, made on that server and
+// dropped afterwards).
 import { randomBytes } from 'node:crypto';
-import knexFactory from 'knex';
+import knexFactory, { type Knex } from 'knex';
 import type { DbKind, ServerConfig } from '../../server/config.js';
 import { MEMORY } from '../../server/db/connect.js';
 
 export const PG_URL = process.env.REPOADMIN_TEST_PG_URL;
+export const MYSQL_URL = process.env.REPOADMIN_TEST_MYSQL_URL;
 
-/** The database kinds to run against: PostgreSQL too when configured (required under REPOADMIN_REQUIRE_PG=1). */
+/**
+ * The database kinds to run against: PostgreSQL and MariaDB/MySQL too when configured (required
+ * under REPOADMIN_REQUIRE_PG=1 and REPOADMIN_REQUIRE_MYSQL=1).
+ */
 export function dbKinds(): DbKind[] {
   if (!PG_URL && process.env.REPOADMIN_REQUIRE_PG === '1') {
     throw new Error('REPOADMIN_REQUIRE_PG=1 but REPOADMIN_TEST_PG_URL is not set');
   }
-  return PG_URL ? ['pglite', 'postgres'] : ['pglite'];
+  const kinds: DbKind[] = ['pglite'];
+  if (PG_URL) kinds.push('postgres');
+  if (mysqlAvailable()) kinds.push('mysql');
+  return kinds;
 }
 
 /** PostgreSQL is required for this test: fail when REPOADMIN_REQUIRE_PG=1, else report it as skipped. */
 export function pgAvailable(): boolean {
   return dbKinds().includes('postgres');
+}
+
+/** MariaDB or MySQL is required for this test: fail when REPOADMIN_REQUIRE_MYSQL=1, else report it as skipped. */
+export function mysqlAvailable(): boolean {
+  if (!MYSQL_URL && process.env.REPOADMIN_REQUIRE_MYSQL === '1') {
+    throw new Error('REPOADMIN_REQUIRE_MYSQL=1 but REPOADMIN_TEST_MYSQL_URL is not set');
+  }
+  return Boolean(MYSQL_URL);
 }
 
 export interface TestDatabase {
@@ -43,6 +59,37 @@ function adminConnection() {
   return knexFactory({ client: 'pg', connection: PG_URL, pool: { min: 0, max: 1 } });
 }
 
+function mysqlSettings(database: string): ServerConfig['db'] {
+  const url = new URL(MYSQL_URL!);
+  return {
+    kind: 'mysql',
+    driver: 'mysql2',
+    host: url.hostname,
+    port: Number(url.port || 3306),
+    user: decodeURIComponent(url.username || 'root'),
+    password: decodeURIComponent(url.password || ''),
+    database,
+    dataDir: MEMORY,
+  };
+}
+
+async function onMysqlServer(work: (conn: Knex) => Promise<unknown>): Promise<void> {
+  const { host, port, user, password } = mysqlSettings('');
+  const conn = knexFactory({ client: 'mysql2', connection: { host, port, user, password }, pool: { min: 0, max: 1 } });
+  try {
+    await work(conn);
+  } finally {
+    await conn.destroy();
+  }
+}
+
+/** Ends the sessions on the database, then drops it: what `drop database ... with (force)` does on PostgreSQL. */
+async function dropMysqlDatabase(conn: Knex, name: string): Promise<void> {
+  const [sessions] = await conn.raw('select id as id from information_schema.processlist where db = ? and id <> connection_id()', [name]);
+  for (const { id } of sessions as { id: number }[]) await conn.raw(`kill connection ${Number(id)}`).catch(() => {});
+  await conn.raw(`drop database if exists ${name}`);
+}
+
 export async function createTestDatabase(kind: DbKind, dataDir: string = MEMORY): Promise<TestDatabase> {
   if (kind === 'pglite') {
     return {
@@ -50,8 +97,13 @@ export async function createTestDatabase(kind: DbKind, dataDir: string = MEMORY)
       drop: async () => {},
     };
   }
-  if (!PG_URL) throw new Error('REPOADMIN_TEST_PG_URL is not set');
   const name = `repoadmin_t_${randomBytes(6).toString('hex')}`;
+  if (kind === 'mysql') {
+    if (!MYSQL_URL) throw new Error('REPOADMIN_TEST_MYSQL_URL is not set');
+    await onMysqlServer((conn) => conn.raw(`create database ${name} character set utf8mb4`));
+    return { settings: mysqlSettings(name), drop: () => onMysqlServer((conn) => dropMysqlDatabase(conn, name)) };
+  }
+  if (!PG_URL) throw new Error('REPOADMIN_TEST_PG_URL is not set');
   const admin = adminConnection();
   try {
     await admin.raw(`create database ${name}`);

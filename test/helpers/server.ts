@@ -24,6 +24,8 @@ export interface TestServerOptions {
   mustChangeAdminPassword?: boolean;
   /** Reuse a database (for restarts); it is not dropped on close. */
   database?: TestDatabase;
+  /** The server's clock (token expiry, last use, login windows). */
+  now?: () => Date;
 }
 
 export interface TestServer {
@@ -74,7 +76,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const opened = await openDatabase(config.db, log);
   const passwords = createPasswords(config.bcryptCost);
   const prepared = await prepareDatabase(opened.db, config, passwords);
-  const app = createApp({ db: opened.db, config, log, secret: prepared.secret, passwords });
+  const app = createApp({ db: opened.db, config, log, secret: prepared.secret, passwords, now: options.now });
   const server = http.createServer(app.callback());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

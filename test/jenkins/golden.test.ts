@@ -1,5 +1,5 @@
 // Golden files: `jobs render` of the sample file gives the committed config.xml files; each is
-// well-formed, has the classes and element paths of jobs.md (checked with XPath), and has every
+// well-formed, has the classes and element paths of docs/jobs.md (checked with XPath), and has every
 // element of a real Jenkins config.xml of the same kind (reference-samples.ts).
 import { readdir, readFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
@@ -68,10 +68,10 @@ describe('jobs render golden files', () => {
     expect(run.stdout).toContain(await readFile(join(GOLDEN, 'deploy/config.xml'), 'utf8'));
   });
 
-  it('maps a pipeline job as jobs.md says', () => {
+  it('maps a pipeline job as docs/jobs.md says', () => {
     const f = 'team/nightly/config.xml';
     expect(text(f, '/flow-definition/description')).toBe(
-      'Nightly build of main <with> "quotes" & ampersands\n<!-- managed by repoadmin; source: golden -->',
+      'Nightly build of main <with> "quotes" & ampersands\n<!-- managed by repoadmin; source: golden; trigger token sha256: ae520436fa9a0a22 -->',
     );
     const definition = "/flow-definition/definition[@class='org.jenkinsci.plugins.workflow.cps.CpsScmFlowDefinition']";
     expect(text(f, `${definition}/scriptPath`)).toBe('ci/nightly.Jenkinsfile');
@@ -80,6 +80,10 @@ describe('jobs render golden files', () => {
     expect(text(f, `${remote}/credentialsId`)).toBe('https-token');
     expect(count(f, `${remote}/name`)).toBe(0);
     expect(text(f, `${definition}/scm/branches/hudson.plugins.git.BranchSpec/name`)).toBe('*/main');
+    // It polls its repository (SCMTrigger), which needs the checkout a lightweight one skips.
+    expect(text(f, `${definition}/lightweight`)).toBe('false');
+    expect(text('deploy/config.xml', '//hudson.plugins.git.BranchSpec/name')).toBe('*/release/1.x');
+    expect(text('deploy/config.xml', '/flow-definition/definition/lightweight')).toBe('true');
     const triggers = '/flow-definition/properties/org.jenkinsci.plugins.workflow.job.properties.PipelineTriggersJobProperty/triggers';
     expect(text(f, `${triggers}/hudson.triggers.TimerTrigger/spec`)).toBe('H 2 * * 1-5');
     expect(text(f, `${triggers}/hudson.triggers.SCMTrigger/spec`)).toBe('H/15 * * * *');
@@ -94,6 +98,7 @@ describe('jobs render golden files', () => {
   it('uses GIT_CREDENTIALS_ID, ** for any branch, the logRotator defaults, and no rotation for null', () => {
     expect(text('report/config.xml', '//hudson.plugins.git.UserRemoteConfig/credentialsId')).toBe('from-env');
     expect(text('report/config.xml', '//hudson.plugins.git.BranchSpec/name')).toBe('**');
+    expect(text('report/config.xml', '/flow-definition/definition/lightweight')).toBe('false');
     expect(text('report/config.xml', '//strategy/daysToKeep')).toBe('10');
     expect(text('report/config.xml', '//strategy/numToKeep')).toBe('20');
     expect(count('report/config.xml', '//hudson.triggers.SCMTrigger')).toBe(0);
@@ -102,7 +107,7 @@ describe('jobs render golden files', () => {
     expect(count('deploy/config.xml', '//org.jenkinsci.plugins.workflow.job.properties.PipelineTriggersJobProperty')).toBe(0);
   });
 
-  it('maps a multibranch job as jobs.md says', () => {
+  it('maps a multibranch job as docs/jobs.md says', () => {
     const f = 'team/app-multibranch/config.xml';
     const root = '/org.jenkinsci.plugins.workflow.multibranch.WorkflowMultiBranchProject';
     const source = `${root}/sources/data/jenkins.branch.BranchSource/source[@class='jenkins.plugins.git.GitSCMSource']`;
@@ -131,6 +136,14 @@ describe('jobs render golden files', () => {
     expect(text('@views/Deploy/config.xml', '/hudson.model.ListView/description')).toBe('<!-- managed by repoadmin; source: golden -->');
     expect(count('@views/Deploy/config.xml', '/hudson.model.ListView/columns/*')).toBe(7);
     expect(count('team/config.xml', '/com.cloudbees.hudson.plugins.folder.Folder')).toBe(1);
+  });
+
+  it('gives folders and multibranch projects the default health metric, so the weather column shows', () => {
+    const metric = 'healthMetrics/com.cloudbees.hudson.plugins.folder.health.WorstChildHealthMetric/nonRecursive';
+    expect(text('team/config.xml', `/com.cloudbees.hudson.plugins.folder.Folder/${metric}`)).toBe('false');
+    for (const f of ['team/app-multibranch/config.xml', 'library-multibranch/config.xml']) {
+      expect(text(f, `/org.jenkinsci.plugins.workflow.multibranch.WorkflowMultiBranchProject/${metric}`)).toBe('false');
+    }
   });
 
   describe.each(REFERENCE_SAMPLES)('has every element of the real sample $source', (sample) => {

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { main } from '../../cli/main.js';
 import type { Prompter } from '../../cli/deps.js';
 import { fakeDeps } from '../cli/fakes.js';
-import { JenkinsSimulator, type SimulatorOptions } from './simulator.js';
+import { JENKINS_RELEASES, JenkinsSimulator, type JenkinsRelease, type SimulatorOptions } from './simulator.js';
 
 export const USER = 'seed';
 export const TOKEN = '11e4d3f5c0a2b8d9e7f6a5b4c3d2e1f0ab';
@@ -17,8 +17,20 @@ export interface CliRun {
   stderr: string;
 }
 
+/**
+ * The Jenkins behaviour these tests run against: vitest.config.ts runs test/jenkins once per
+ * release (REPOADMIN_TEST_JENKINS); run alone, a file gets the current one.
+ */
+export const RELEASE: JenkinsRelease = releaseFromEnv(process.env.REPOADMIN_TEST_JENKINS);
+
+function releaseFromEnv(value: string | undefined): JenkinsRelease {
+  if (value === undefined) return 'current';
+  if (!(JENKINS_RELEASES as readonly string[]).includes(value)) throw new Error(`REPOADMIN_TEST_JENKINS must be one of ${JENKINS_RELEASES.join(', ')}`);
+  return value as JenkinsRelease;
+}
+
 export async function startJenkins(options: SimulatorOptions = { csrf: 'strict', users: { [USER]: TOKEN } }): Promise<JenkinsSimulator> {
-  return new JenkinsSimulator(options).start();
+  return new JenkinsSimulator({ release: RELEASE, ...options }).start();
 }
 
 /** The environment a seed job step has: where Jenkins is and who we are. */

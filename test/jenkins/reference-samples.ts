@@ -31,7 +31,7 @@ export const REFERENCE_SAMPLES: ReferenceSample[] = [
       '/flow-definition/disabled',
     ],
     leftOut: {
-      "definition[@class='org.jenkinsci.plugins.workflow.cps.CpsFlowDefinition']/script": 'an inline script; jobs.md maps pipelineScriptPath to CpsScmFlowDefinition',
+      "definition[@class='org.jenkinsci.plugins.workflow.cps.CpsFlowDefinition']/script": 'an inline script; docs/jobs.md maps pipelineScriptPath to CpsScmFlowDefinition',
     },
   },
   {
@@ -47,7 +47,7 @@ export const REFERENCE_SAMPLES: ReferenceSample[] = [
       `${SCM}/submoduleCfg`,
     ],
     leftOut: {
-      'userRemoteConfigs/hudson.plugins.git.UserRemoteConfig/name': 'the remote keeps the default name origin, so GIT_BRANCH stays origin/<branch> (jobs.md)',
+      'userRemoteConfigs/hudson.plugins.git.UserRemoteConfig/name': 'the remote keeps the default name origin, so GIT_BRANCH stays origin/<branch> (docs/jobs.md)',
       'userRemoteConfigs/hudson.plugins.git.UserRemoteConfig/refspec': 'the default refspec of origin',
       'disableSubmodules, clean, wipeOutWorkspace, gitTool, browser, ...': 'pre-2.0 git plugin fields, now extensions; Jenkins migrates them',
     },
@@ -111,7 +111,33 @@ export const REFERENCE_SAMPLES: ReferenceSample[] = [
       '/hudson.model.ListView/recurse',
     ],
     leftOut: {
-      'columns/org.jenkins.ci.plugins.column.console.LastBuildColumn': 'a plugin column outside the columns of jobs.md',
+      'columns/org.jenkins.ci.plugins.column.console.LastBuildColumn': 'a plugin column outside the columns of docs/jobs.md',
+    },
+  },
+  {
+    source:
+      'jenkinsci/branch-api-plugin src/test/resources/integration/UpdatingFromXmlTest/config.xml @de3ba79472821ae9e45ee5106c807166f05b1cf6',
+    golden: 'team/app-multibranch/config.xml',
+    elements: [
+      `${MB}/healthMetrics/com.cloudbees.hudson.plugins.folder.health.WorstChildHealthMetric`,
+      `${MB}/healthMetrics/com.cloudbees.hudson.plugins.folder.health.WorstChildHealthMetric/nonRecursive`,
+      `${MB}/icon[@class='jenkins.branch.MetadataActionFolderIcon']`,
+      `${MB}/disabled`,
+    ],
+    leftOut: {
+      "sources/data/jenkins.branch.BranchSource/source[@class='jenkins.scm.impl.mock.MockSCMSource']": 'a test SCM; ours is GitSCMSource',
+    },
+  },
+  {
+    source:
+      'jenkinsci/cloudbees-folder-plugin src/test/resources/com/cloudbees/hudson/plugins/folder/views/DefaultFolderViewHolderTest/oldData/jobs/d/config.xml @dd19bff08faba7f49c8da9deea7680f731520dea',
+    golden: 'team/config.xml',
+    elements: [
+      '/com.cloudbees.hudson.plugins.folder.Folder/healthMetrics/com.cloudbees.hudson.plugins.folder.health.WorstChildHealthMetric/nonRecursive',
+      "/com.cloudbees.hudson.plugins.folder.Folder/icon[@class='com.cloudbees.hudson.plugins.folder.icons.StockFolderIcon']",
+    ],
+    leftOut: {
+      folderViews: 'the default All view, which Jenkins makes for a folder created without one',
     },
   },
   {

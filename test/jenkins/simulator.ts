@@ -1,9 +1,20 @@
 // A Jenkins simulator for tests: a real HTTP server on 127.0.0.1 (port 0) that speaks the part of
 // Jenkins' HTTP API that `repoadmin jobs` uses, as Jenkins does it. Each behaviour cites the
-// Jenkins documentation or source it follows. It parses and re-serialises configs with
-// @xmldom/xmldom (not the production XML code), as XStream would: `plugin="..."` attributes,
-// `<?xml version='1.1' ...?>`, two-space indentation, and job properties in its own order.
-import { randomBytes } from 'node:crypto';
+// Jenkins documentation or source it follows (jenkinsci/jenkins core, and the plugins named). It
+// parses and re-serialises configs with @xmldom/xmldom (not the production XML code), as XStream
+// would: `plugin="..."` attributes, `<?xml version='1.1' ...?>`, two-space indentation, and job
+// properties in its own order.
+//
+// Two releases of core behave differently where it matters (`release`):
+// - `older` (before 2.568 and 2.555.3): `GET config.xml` copies the stored file, which is the
+//   body of the last createItem or update (AbstractItem.writeConfigDotXml, IOUtils.copy).
+// - `current` (2.568 and 2.555.3 on, SECURITY-3744, core commit 037c2c30cd): `GET config.xml`
+//   re-serialises the live object (Items.XSTREAM2.toXMLUTF8): fields in declaration order, fields
+//   with defaults written out, unknown to the sent config or not, and secrets encrypted
+//   (hudson.util.Secret); updateByXml stores that re-serialised form too.
+// Both: update bodies are read as text in the request's charset, ISO-8859-1 when none is given;
+// createItem reads bytes and honours the XML declaration.
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DOMParser, type Element, type Node } from '@xmldom/xmldom';
@@ -16,12 +27,21 @@ export interface SimulatorOptions {
   csrf?: 'strict' | 'off';
   /** User -> API token. Without users, anyone may do anything (security disabled). */
   users?: Record<string, string>;
+  /** Which core behaviour to copy (see the top of this file); default `current`. */
+  release?: JenkinsRelease;
+  /** Answer every request with a redirect to this address plus the path (http to https, a context path). */
+  redirectTo?: string;
 }
+
+export type JenkinsRelease = 'older' | 'current';
+export const JENKINS_RELEASES: readonly JenkinsRelease[] = ['older', 'current'];
 
 interface SimItem {
   className: string;
-  /** As Jenkins stores and returns it. */
+  /** As Jenkins holds it: the stored file (older) or the live object re-serialised, secrets in clear (current). */
   xml: string;
+  /** Builds started through the remote trigger or the build button. */
+  builds?: number;
   /** Folders and multibranch projects hold items. */
   children?: Map<string, SimItem>;
 }
@@ -71,6 +91,7 @@ const PLUGIN_OF: Record<string, string> = {
   'com.cloudbees.hudson.plugins.folder.computed.DefaultOrphanedItemStrategy': 'cloudbees-folder@6.901.vb_4c7a_da_75da_3',
   'com.cloudbees.hudson.plugins.folder.Folder': 'cloudbees-folder@6.901.vb_4c7a_da_75da_3',
   'com.cloudbees.hudson.plugins.folder.icons.StockFolderIcon': 'cloudbees-folder@6.901.vb_4c7a_da_75da_3',
+  'com.cloudbees.hudson.plugins.folder.health.WorstChildHealthMetric': 'cloudbees-folder@6.901.vb_4c7a_da_75da_3',
 };
 
 export class JenkinsSimulator {
@@ -80,6 +101,8 @@ export class JenkinsSimulator {
   private readonly sessions = new Map<string, string>();
   private readonly failures: Failure[] = [];
   private server: Server | undefined;
+  // The instance's key of hudson.util.Secret (jenkins.security.CryptoConfidentialKey: AES, 128 bits).
+  private readonly secretKey = randomBytes(16);
   url = '';
 
   constructor(readonly options: SimulatorOptions = {}) {
@@ -126,6 +149,10 @@ export class JenkinsSimulator {
     return [...group].flatMap(([name, item]) => [`${prefix}${name}`, ...(item.children ? this.fullNames(item.children, `${prefix}${name}/`) : [])]);
   }
 
+  get release(): JenkinsRelease {
+    return this.options.release ?? 'current';
+  }
+
   /** Puts an item in place as a person would in the UI (no HTTP, no checks). */
   seed(fullName: string, xml: string): void {
     const segments = fullName.split('/');
@@ -133,14 +160,71 @@ export class JenkinsSimulator {
     const group = segments.length === 0 ? this.items : this.item(segments.join('/'))?.children;
     if (!group) throw new Error(`no folder ${segments.join('/')}`);
     const className = classOf(parse(xml));
-    group.set(name, { className, xml: jenkinsXml(xml), ...(GROUP_CLASSES.has(className) ? { children: new Map() } : {}) });
+    group.set(name, { className, xml: this.held(xml), ...(GROUP_CLASSES.has(className) ? { children: new Map() } : {}) });
   }
 
   /** A hand edit of a job's stored config, as the UI's "Save" would do. */
   editConfig(fullName: string, edit: (xml: string) => string): void {
     const item = this.item(fullName);
     if (!item) throw new Error(`no job ${fullName}`);
-    item.xml = jenkinsXml(edit(item.xml));
+    item.xml = this.held(edit(item.xml));
+  }
+
+  /** How many builds of a job were started. */
+  builds(fullName: string): number {
+    return this.item(fullName)?.builds ?? 0;
+  }
+
+  /** A config as Jenkins holds it after reading it, secrets in clear. */
+  private held(xml: string): string {
+    if (this.release === 'older') return jenkinsXml(xml);
+    // BuildAuthorizationToken.ConverterImpl.fromString: a value that decrypts is the secret it
+    // encrypts (a config read from Jenkins and sent back); anything else is the token itself.
+    const root = parse(xml);
+    const token = childElement(root, 'authToken');
+    if (token) token.textContent = this.decrypt(token.textContent ?? '') ?? token.textContent;
+    return reserialize(root);
+  }
+
+  /** A config as `GET config.xml` answers it. */
+  private served(item: SimItem): string {
+    if (this.release === 'older') return item.xml;
+    // hudson.util.Secret.getEncryptedValue, through BuildAuthorizationToken.ConverterImpl.toString.
+    // Secret draws an IV once per object, so Jenkins writes a new ciphertext whenever the token is
+    // read from plain text again (every update); here every read draws one, which is the harsher
+    // case of the two: a client comparing ciphertexts fails at once instead of after an update.
+    const root = parse(item.xml);
+    const token = childElement(root, 'authToken');
+    if (token) token.textContent = this.encrypt(token.textContent ?? '');
+    return `<?xml version='1.1' encoding='UTF-8'?>\n${writeElement(root, '')}`;
+  }
+
+  // Secret.getEncryptedValue: `{` + base64 of [1, IV length (4 bytes), data length (4 bytes), IV,
+  // AES/CBC/PKCS5Padding of the UTF-8 text] + `}`; Secret.decrypt reads it back.
+  encrypt(plain: string): string {
+    const iv = randomBytes(16);
+    const cipher = createCipheriv('aes-128-cbc', this.secretKey, iv);
+    const data = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
+    const lengths = Buffer.alloc(8);
+    lengths.writeUInt32BE(iv.length, 0);
+    lengths.writeUInt32BE(data.length, 4);
+    return `{${Buffer.concat([Buffer.from([1]), lengths, iv, data]).toString('base64')}}`;
+  }
+
+  decrypt(value: string): string | undefined {
+    const match = /^\{([A-Za-z0-9+/]+={0,2})\}$/.exec(value);
+    if (!match) return undefined;
+    const payload = Buffer.from(match[1]!, 'base64');
+    if (payload[0] !== 1 || payload.length < 9) return undefined;
+    const ivLength = payload.readUInt32BE(1);
+    const dataLength = payload.readUInt32BE(5);
+    if (payload.length !== 9 + ivLength + dataLength) return undefined;
+    try {
+      const decipher = createDecipheriv('aes-128-cbc', this.secretKey, payload.subarray(9, 9 + ivLength));
+      return Buffer.concat([decipher.update(payload.subarray(9 + ivLength)), decipher.final()]).toString('utf8');
+    } catch {
+      return undefined;
+    }
   }
 
   /** The job names a view lists (ListView `jobNames/string`). */
@@ -166,8 +250,13 @@ export class JenkinsSimulator {
     }
   }
 
-  private route(req: IncomingMessage, url: URL, body: string): Answer {
+  private route(req: IncomingMessage, url: URL, body: Buffer): Answer {
     const method = req.method ?? 'GET';
+    // A proxy sending http to https, or a Jenkins at a context path (--prefix=/jenkins) reached
+    // without it: a redirect to the same path at the other address.
+    if (this.options.redirectTo) {
+      return { status: 302, headers: { location: `${this.options.redirectTo.replace(/\/+$/, '')}${url.pathname}${url.search}` } };
+    }
     const authProblem = this.authenticate(req);
     if (authProblem) return authProblem;
 
@@ -197,21 +286,24 @@ export class JenkinsSimulator {
     if (injected) return { status: injected.status, body: `Injected failure ${injected.status}` };
 
     if (url.pathname === '/api/json' && method === 'GET') return this.apiJson(url.searchParams.get('tree'));
-    if (url.pathname === '/createView' && method === 'POST') return this.createView(url.searchParams.get('name'), body);
+    // View.create -> View.createViewFromXML reads the request's bytes, as createItem does.
+    if (url.pathname === '/createView' && method === 'POST') return this.createView(url.searchParams.get('name'), declaredText(body));
     const view = /^\/view\/([^/]+)\/(config\.xml|doDelete)$/.exec(url.pathname);
-    if (view) return this.viewAction(decodeURIComponent(view[1]!), view[2]!, method, body);
+    if (view) return this.viewAction(decodeURIComponent(view[1]!), view[2]!, method, requestText(req, body));
 
     // Items live at /job/a/job/b/...; an ItemGroup (Jenkins, a folder) has createItem.
-    const match = /^((?:\/job\/[^/]+)*)\/(createItem|config\.xml|doDelete)$/.exec(url.pathname);
+    const match = /^((?:\/job\/[^/]+)*)\/(createItem|config\.xml|doDelete|build)$/.exec(url.pathname);
     if (!match) return { status: 404, body: 'Not Found' };
     const path = match[1]!.split('/job/').filter(Boolean).map(decodeURIComponent);
     const verb = match[2]!;
-    if (verb === 'createItem' && method === 'POST') return this.createItem(path, url.searchParams.get('name'), body, req);
+    if (verb === 'createItem' && method === 'POST') return this.createItem(path, url.searchParams.get('name'), declaredText(body), req);
     const item = path.length > 0 ? this.item(path.join('/')) : undefined;
     // Stapler answers 404 for a URL segment that names no item.
     if (!item) return { status: 404, body: 'Not Found' };
-    if (verb === 'config.xml' && method === 'GET') return { status: 200, body: item.xml, headers: { 'content-type': 'application/xml' } };
-    if (verb === 'config.xml' && method === 'POST') return this.updateItem(item, body);
+    if (verb === 'config.xml' && method === 'GET') return { status: 200, body: this.served(item), headers: { 'content-type': 'application/xml' } };
+    // AbstractItem.doConfigDotXml: updateByXml(new StreamSource(req.getReader())).
+    if (verb === 'config.xml' && method === 'POST') return this.updateItem(item, requestText(req, body));
+    if (verb === 'build') return this.build(item, url.searchParams.get('token'), method);
     if (verb === 'doDelete' && method === 'POST') {
       const group = this.groupOf(path)!;
       group.delete(entryOf(group, path[path.length - 1]!)![0]);
@@ -277,6 +369,21 @@ export class JenkinsSimulator {
   // 400 (hudson.model.Failure); the body is the item's config.xml with Content-Type application/xml.
   // Only Jenkins itself and a plain Folder take createItem (ModifiableItemGroup); a multibranch
   // project computes its items and has no such URL.
+  // ParameterizedJobMixIn.doBuild -> BuildAuthorizationToken.checkPermission: a `token` that
+  // matches the job's authToken starts a build, by GET too; a token that does not is refused
+  // (AccessDeniedException, 403); without a token the user needs Item.BUILD and a POST (405 for
+  // a GET). A started build is a queue item: 201 Created with its address.
+  private build(item: SimItem, token: string | null, method: string): Answer {
+    const wanted = childElement(parse(item.xml), 'authToken')?.textContent ?? undefined;
+    if (token !== null) {
+      if (wanted === undefined || token !== wanted) return { status: 403, body: 'Invalid token provided' };
+    } else if (method !== 'POST') {
+      return { status: 405, body: 'Method Not Allowed', headers: { allow: 'POST' } };
+    }
+    item.builds = (item.builds ?? 0) + 1;
+    return { status: 201, headers: { location: `${this.url}/queue/item/${item.builds}/` } };
+  }
+
   private createItem(folder: string[], name: string | null, body: string, req: IncomingMessage): Answer {
     const parent = folder.length === 0 ? undefined : this.item(folder.join('/'));
     const group = folder.length === 0 ? this.items : parent?.className === FOLDER ? parent.children : undefined;
@@ -290,7 +397,7 @@ export class JenkinsSimulator {
     }
     if (!String(req.headers['content-type'] ?? '').includes('xml')) return { status: 400, body: 'Expected an XML body' };
     const className = classOf(parse(body));
-    group.set(name, { className, xml: jenkinsXml(body), ...(GROUP_CLASSES.has(className) ? { children: new Map() } : {}) });
+    group.set(name, { className, xml: this.held(body), ...(GROUP_CLASSES.has(className) ? { children: new Map() } : {}) });
     return { status: 200 };
   }
 
@@ -299,7 +406,7 @@ export class JenkinsSimulator {
   private updateItem(item: SimItem, body: string): Answer {
     const className = classOf(parse(body));
     if (className !== item.className) return { status: 500, body: `Expecting class ${item.className} but got class ${className} instead` };
-    item.xml = jenkinsXml(body);
+    item.xml = this.held(body);
     return { status: 200 };
   }
 
@@ -335,10 +442,41 @@ interface Answer {
   headers?: Record<string, string>;
 }
 
-async function readBody(req: IncomingMessage): Promise<string> {
+async function readBody(req: IncomingMessage): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const chunk of req) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks);
+}
+
+/**
+ * A body read as text (`req.getReader()`): in the charset of its Content-Type, else ISO-8859-1,
+ * the default of the Servlet specification that Jetty applies (Request.getCharacterEncoding).
+ * Jenkins' hudson.util.CharacterEncodingFilter sets UTF-8 on POSTs without a charset but skips
+ * `application/xml` and `text/xml` ones, so config.xml updates keep the default. The XML
+ * declaration is not read.
+ */
+function requestText(req: IncomingMessage, body: Buffer): string {
+  const charset = /;\s*charset="?([^";\s]+)/i.exec(String(req.headers['content-type'] ?? ''))?.[1];
+  return decode(body, charset ?? 'ISO-8859-1');
+}
+
+/**
+ * A body read as bytes by an XML parser (createItem: XMLUtils.safeTransform of
+ * `req.getInputStream()`): the declaration's encoding, else UTF-8 (XML 1.0, 4.3.3).
+ */
+function declaredText(body: Buffer): string {
+  const declared = /^<\?xml[^?]*\bencoding\s*=\s*["']([^"']+)["']/.exec(body.subarray(0, 200).toString('latin1'))?.[1];
+  return decode(body, declared ?? 'UTF-8');
+}
+
+// Java's ISO-8859-1 maps every byte to the same code point; the WHATWG label of that name
+// (TextDecoder) means windows-1252, so it is decoded here as Node's latin1.
+function decode(body: Buffer, charset: string): string {
+  return /^(iso-?8859-1|latin-?1)$/i.test(charset) ? body.toString('latin1') : new TextDecoder(charset).decode(body);
+}
+
+function childElement(root: Element, name: string): Element | undefined {
+  return Array.from(root.childNodes).find((n): n is Element => n.nodeType === 1 && n.nodeName === name);
 }
 
 // Jenkins and folders hold their items in CopyOnWriteMap.Tree(String.CASE_INSENSITIVE_ORDER):
@@ -363,8 +501,77 @@ function classOf(root: Element): string {
 }
 
 function descriptionOf(root: Element): string | null {
-  const element = Array.from(root.childNodes).find((n): n is Element => n.nodeType === 1 && n.nodeName === 'description');
-  return element?.textContent || null;
+  return childElement(root, 'description')?.textContent || null;
+}
+
+interface Field {
+  name: string;
+  /** The value XStream writes when the field holds its default (primitive fields). */
+  default?: string;
+}
+
+// The persisted (non-transient) fields of the classes `repoadmin jobs` writes, in the order
+// XStream writes them: superclass fields first, each class in declaration order. A field with a
+// default is written even when the config that was sent left it out.
+const FIELDS: Record<string, Field[]> = {
+  // hudson.model.Actionable, AbstractItem, Job (core); WorkflowJob (workflow-job plugin,
+  // src/main/java/org/jenkinsci/plugins/workflow/job/WorkflowJob.java).
+  'org.jenkinsci.plugins.workflow.job.WorkflowJob': [
+    { name: 'actions' }, { name: 'displayName' }, { name: 'description' }, { name: 'keepDependencies', default: 'false' },
+    { name: 'properties' }, { name: 'definition' }, { name: 'triggers' }, { name: 'quietPeriod' }, { name: 'authToken' },
+    { name: 'concurrentBuild' }, { name: 'disabled', default: 'false' },
+  ],
+  // workflow-cps plugin, plugin/src/main/java/org/jenkinsci/plugins/workflow/cps/CpsScmFlowDefinition.java.
+  'org.jenkinsci.plugins.workflow.cps.CpsScmFlowDefinition': [{ name: 'scm' }, { name: 'scriptPath' }, { name: 'lightweight', default: 'false' }],
+  // git plugin, src/main/java/hudson/plugins/git/GitSCM.java.
+  'hudson.plugins.git.GitSCM': [
+    { name: 'configVersion' }, { name: 'userRemoteConfigs' }, { name: 'branches' }, { name: 'doGenerateSubmoduleConfigurations', default: 'false' },
+    { name: 'gitTool' }, { name: 'browser' }, { name: 'submoduleCfg' }, { name: 'extensions' },
+  ],
+  // core, src/main/java/hudson/tasks/LogRotator.java: removeLastBuild since 2.474.
+  'hudson.tasks.LogRotator': [
+    { name: 'daysToKeep', default: '-1' }, { name: 'numToKeep', default: '-1' }, { name: 'artifactDaysToKeep' },
+    { name: 'artifactNumToKeep' }, { name: 'removeLastBuild', default: 'false' },
+  ],
+  // core, hudson/triggers/Trigger.java and SCMTrigger.java.
+  'hudson.triggers.SCMTrigger': [{ name: 'spec' }, { name: 'ignorePostCommitHooks', default: 'false' }],
+  // cloudbees-folder plugin, .../folder/computed/DefaultOrphanedItemStrategy.java.
+  'com.cloudbees.hudson.plugins.folder.computed.DefaultOrphanedItemStrategy': [
+    { name: 'pruneDeadBranches', default: 'false' }, { name: 'daysToKeep', default: '-1' }, { name: 'numToKeep', default: '-1' },
+    { name: 'abortBuilds', default: 'false' },
+  ],
+  // cloudbees-folder plugin, .../folder/health/WorstChildHealthMetric.java.
+  'com.cloudbees.hudson.plugins.folder.health.WorstChildHealthMetric': [{ name: 'nonRecursive', default: 'false' }],
+};
+
+/**
+ * A config as current Jenkins writes the live object: the fields of the classes in FIELDS in
+ * their order, with their defaults. Elements of other classes keep their order (the simulator
+ * does not know their fields).
+ */
+function reserialize(root: Element): string {
+  const visit = (element: Element, className: string | undefined) => {
+    const fields = className ? FIELDS[className] : undefined;
+    if (fields) {
+      const document = element.ownerDocument!;
+      for (const field of fields) {
+        if (field.default !== undefined && !childElement(element, field.name)) {
+          const added = document.createElement(field.name);
+          added.appendChild(document.createTextNode(field.default));
+          element.appendChild(added);
+        }
+      }
+      const position = (e: Element) => fields.findIndex((f) => f.name === e.nodeName);
+      const children = Array.from(element.childNodes).filter((n): n is Element => n.nodeType === 1);
+      const known = children.filter((e) => position(e) >= 0).sort((a, b) => position(a) - position(b));
+      for (const child of [...known, ...children.filter((e) => position(e) < 0)]) element.appendChild(child);
+    }
+    for (const child of Array.from(element.childNodes).filter((n): n is Element => n.nodeType === 1)) {
+      visit(child, child.getAttribute('class') ?? (FIELDS[child.nodeName] ? child.nodeName : undefined));
+    }
+  };
+  visit(root, classOf(root));
+  return jenkinsXml(root.toString());
 }
 
 // The job properties a person saves in the UI are rebuilt in descriptor order

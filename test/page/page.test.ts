@@ -30,7 +30,7 @@ const FILTER_INPUTS = ['projectName', 'branch', 'groupId', 'artifactId', 'versio
 const browserState = browserAvailability();
 const skip = skipping('the package page tests', !browserState.available && !browserState.required ? browserState.reason : undefined);
 
-/** The filter semantics of api.md: exact, `*` as a wildcard. */
+/** The filter semantics of docs/api.md, "Filters": exact, `*` as a wildcard. */
 function matches(value: string, filter: string): boolean {
   const pattern = filter.split('*').map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('.*');
   return new RegExp(`^${pattern}$`).test(value);
@@ -451,6 +451,38 @@ describe.skipIf(skip)(skip ? `package page (skipped: ${browserState.reason})` : 
 
       await afterSearch(page, () => page.click('#sign-out'));
       await page.locator('#sign-in').waitFor();
+      expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
+    });
+
+    it('takes a project token instead, says why an unknown or revoked one is refused, and sends it on every search', async () => {
+      const admin = await closed.adminToken();
+      const made = await closed.request('POST', '/v1/tokens', { token: admin, body: { name: 'page', scope: 'read' } });
+      expect(made.status).toBe(201);
+      const watched = await visit('', DESKTOP, closed);
+      const { page } = watched;
+      await page.locator('#sign-in').waitFor();
+
+      await page.fill('#s-token', 'rpa_not-one-of-this-server');
+      await page.click('#token-form button[type="submit"]');
+      await expect.poll(() => page.locator('#token-error').innerText()).toContain('not known to this server');
+      expect(await page.isVisible('#sign-in')).toBe(true);
+      expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
+
+      await page.fill('#s-token', made.body.token);
+      await afterSearch(page, () => page.click('#token-form button[type="submit"]'));
+      expect((await shownRows(page)).length).toBe(3);
+      expect(await page.locator('#session-user').innerText()).toBe('admin (project token)');
+      expect(await page.inputValue('#s-token')).toBe('');
+      const lastSearch = watched.requests.filter((r) => r.url().includes('/v1/repositories/search')).at(-1)!;
+      expect(lastSearch.headers().authorization).toBe(`Bearer ${made.body.token}`);
+      await afterSearch(page, () => page.reload());
+      expect((await shownRows(page)).length).toBe(3);
+
+      // Revoked while the tab is open: the next load asks again.
+      expect((await closed.request('DELETE', `/v1/tokens/${made.body.id}`, { token: admin })).status).toBe(204);
+      await page.click('#refresh');
+      await page.locator('#sign-in').waitFor();
+      expect(await page.locator('#sign-in-reason').innerText()).toContain('expired or was revoked');
       expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
     });
   });

@@ -16,7 +16,7 @@ export interface Seed {
   uid: string;
 }
 
-/** api.md's version-order fixture, ascending (without the spellings that compare equal to 1.0.0). */
+/** The fixture of docs/api.md, "Version order", ascending (without the spellings that compare equal to 1.0.0). */
 export const VERSION_ORDER = [
   '1.0.0-alpha', '1.0.0-alpha.1', '1.0.0-beta', '1.0.0-beta.2', '1.0.0-beta.11', '1.0.0-M1', '1.0.0-rc.1',
   '1.0.0-RC2', '1.0.0-SNAPSHOT', '1.0.0', '1.0.1', '1.1', '1.2.0-SNAPSHOT', '1.2.0', '1.9.0', '1.10.0',

@@ -1,4 +1,4 @@
-// Tokens, the role table of api.md, the must-change-password gate and brute-force limiting.
+// Tokens, the role table (docs/api.md, "Roles"), the must-change-password gate and brute-force limiting.
 import jwt from 'jsonwebtoken';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dbKinds } from '../helpers/db.js';

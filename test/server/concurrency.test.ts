@@ -1,4 +1,4 @@
-// Concurrent publishes and user creations on PostgreSQL (and, serialised, on PGlite).
+// Concurrent publishes and user creations on PostgreSQL and MariaDB/MySQL (and, serialised, on PGlite).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dbKinds } from '../helpers/db.js';
 import { type TestServer, startTestServer } from '../helpers/server.js';
@@ -66,6 +66,6 @@ describe.each(dbKinds())('concurrency on %s', (kind) => {
     const row = await server.db('versions').where({ group_id: 'race', latest_version: true }).first();
     const clash = server.db('versions').where({ group_id: 'race', artifact_id: 'lib' }).whereNot({ id: row.id }).limit(1).first();
     const other = await clash;
-    await expect(server.db('versions').where({ id: other.id }).update({ latest_version: true })).rejects.toMatchObject({ code: '23505' });
+    await expect(server.db('versions').where({ id: other.id }).update({ latest_version: true })).rejects.toMatchObject({ code: kind === 'mysql' ? 'ER_DUP_ENTRY' : '23505' });
   });
 });

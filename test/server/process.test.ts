@@ -62,11 +62,12 @@ describe('the server process', () => {
 
   it.each([
     [['--repoadmin_db_jdbc', 'oracle'], {}, /unsupported database kind "oracle" \(--repoadmin_db_jdbc \/ REPO_MAN_DB_JDBC\)/],
-    [[], { REPO_MAN_DB_JDBC: 'mysql' }, /unsupported database kind "mysql"/],
+    [[], { REPO_MAN_DB_JDBC: 'sqlite' }, /unsupported database kind "sqlite"/],
     [['--repoadmin_jwt_secret', 'too-short'], {}, /--repoadmin_jwt_secret must be at least 32 bytes/],
     [[], { REPO_MAN_JWT_SECRET: 'short' }, /REPO_MAN_JWT_SECRET must be at least 32 bytes/],
     [['--repoadmin_db_jdbc', 'postgres', '--repoadmin_db_host', '127.0.0.1', '--repoadmin_db_port', '1'], {}, /cannot connect to PostgreSQL at 127\.0\.0\.1:1 .*connection refused; check --repoadmin_db_host, --repoadmin_db_port/],
     [['--repoadmin_db_jdbc', 'postgres', '--repoadmin_db_driver', 'no-such-driver'], {}, /the database driver "no-such-driver" is not installed \(--repoadmin_db_driver/],
+    [['--repoadmin_db_jdbc', 'mariadb', '--repoadmin_db_host', '127.0.0.1', '--repoadmin_db_port', '1'], {}, /cannot connect to MariaDB\/MySQL at 127\.0\.0\.1:1 .*connection refused; check --repoadmin_db_host, --repoadmin_db_port/],
     [['--port', 'eighty'], {}, /--port must be a whole number/],
     [['--colour', 'blue'], {}, /unknown setting --colour/],
     [[], { REPO_MAN_ADMIN_PASSWORD: 'short' }, /REPO_MAN_ADMIN_PASSWORD breaks the password rules: at least 8 bytes/],

@@ -336,7 +336,7 @@ describe.each(dbKinds())('repositories on %s', (kind) => {
       expect(versionsOf(res)).toEqual(['0.2', '0.1', '3.0.0', '1.2.0-SNAPSHOT', '1.1.0', '1.0.0']);
     });
 
-    it('sorts the version fixture of api.md in exactly its order, equal versions by the default order', async () => {
+    it('sorts the version fixture of docs/api.md in exactly its order, equal versions by the default order', async () => {
       const fixture = [
         '1.0.0-alpha', '1.0.0-alpha.1', '1.0.0-beta', '1.0.0-beta.2', '1.0.0-beta.11', '1.0.0-M1', '1.0.0-rc.1',
         '1.0.0-RC2', '1.0.0-SNAPSHOT', '1.0.0', 'v1.0.0', '1.0', '1.0.1', '1.1', '1.2.0-SNAPSHOT', '1.2.0', '1.9.0',
@@ -364,6 +364,25 @@ describe.each(dbKinds())('repositories on %s', (kind) => {
       expect(bad.body.errors[0].path).toBe('uid');
       expect((await server.request('GET', '/v1/repositories/not-a-uuid')).status).toBe(400);
       expect((await server.request('GET', '/v1/repositories/00000000-0000-4000-8000-000000000000')).status).toBe(404);
+    });
+
+    it('matches exactly: letter case and trailing spaces count, in the coordinates and in filters', async () => {
+      // On a case-insensitive or space-padding collation these would be one record, replaced twice.
+      for (const artifactId of ['Exact', 'exact', 'exact ']) {
+        const res = await publish(record({ projectName: 'exact', latestVersion: true }, { groupId: 'org.exact', artifactId, version: '1.0' }));
+        expect(res.status, artifactId).toBe(201);
+      }
+      const artifacts = async (filters: Record<string, unknown>) =>
+        (await search(filters)).body.versionInformation.map((v: { artifactId: string }) => v.artifactId).sort();
+      expect(await artifacts({ groupId: 'org.exact', artifactId: 'exact' })).toEqual(['exact']);
+      expect(await artifacts({ groupId: 'org.exact', artifactId: 'Exact' })).toEqual(['Exact']);
+      expect(await artifacts({ groupId: 'org.exact', artifactId: 'exact ' })).toEqual(['exact ']);
+      expect(await artifacts({ groupId: 'org.exact', artifactId: 'ex*' })).toEqual(['exact', 'exact ']);
+      expect(await artifacts({ groupId: 'ORG.EXACT' })).toEqual([]);
+      expect(await artifacts({ groupId: 'ORG.*' })).toEqual([]);
+      expect((await search({ groupId: 'org.exact', latestVersion: true })).body.page.totalElements).toBe(3);
+      const latest = await server.request('GET', '/v1/repositories/latest?groupId=org.exact&artifactId=EXACT');
+      expect(latest.status).toBe(404);
     });
   });
 });

@@ -7,8 +7,8 @@ describe.each(dbKinds())('database gone on %s', (kind) => {
   it('answers 503 unavailable on readiness and on every database route', async () => {
     const server = await startTestServer({ kind });
     const token = await server.adminToken();
-    if (kind === 'postgres') await server.database.drop();
-    else await server.db.destroy();
+    if (kind === 'pglite') await server.db.destroy();
+    else await server.database.drop();
     const ready = await server.request('GET', '/health/ready');
     expect(ready.status).toBe(503);
     expect(ready.body._message.code).toBe('unavailable');

@@ -14,6 +14,17 @@ describe.each(dbKinds())('users on %s', (kind) => {
 
   const create = (body: Record<string, unknown>) => server.request('POST', '/v1/users', { token: admin, body });
 
+  it('tells user names apart by letter case (unique, case-sensitive)', async () => {
+    const upper = await create({ username: 'Casey', password: 'casey-secret', projectName: 'p', role: 'ROLE_USER' });
+    const lower = await create({ username: 'casey', password: 'other-secret', projectName: 'p', role: 'ROLE_USER' });
+    expect([upper.status, lower.status]).toEqual([201, 201]);
+    expect(upper.body.userId).not.toBe(lower.body.userId);
+    const login = await server.request('POST', '/v1/authentication/generate-token', { body: { username: 'casey', password: 'casey-secret' } });
+    expect(login.status).toBe(401);
+    const own = await server.request('POST', '/v1/authentication/generate-token', { body: { username: 'Casey', password: 'casey-secret' } });
+    expect(own.body.userId).toBe(upper.body.userId);
+  });
+
   it('creates, lists and deletes users; a new user gets its own token', async () => {
     const res = await create({ username: 'team.a@ci', password: 'team-secret', projectName: 'team-a', role: 'ROLE_USER' });
     expect(res.status).toBe(201);

@@ -2,13 +2,14 @@
 // source tree, the installed server on its embedded database driven by the installed CLI, and a
 // graceful stop on SIGTERM while a request is in flight.
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunResult, assertBuilt } from '../cli/run.js';
+import { createTestDatabase, mysqlAvailable } from '../helpers/db.js';
 import { ROOT } from './api-files.js';
 
 const run = promisify(execFile);
@@ -209,4 +210,66 @@ describe('the archive', () => {
     expect(serverErr).toContain('stopped');
     expect(existsSync(path.join(dataDir, 'repoadmin.lock'))).toBe(false);
   }, 30_000);
+
+  it('leaves mysql2 out: a MariaDB start without it says in one line how to install it', async () => {
+    expect(existsSync(path.join(installed, 'node_modules', 'mysql2'))).toBe(false);
+    const result = await cli(['server', '--port', '0', '--repoadmin_db_jdbc', 'mariadb']);
+    expect(result.code).not.toBe(0);
+    expect(result.stderr.trim().split('\n')).toEqual([
+      'error: the database driver "mysql2" is not installed (--repoadmin_db_driver / REPO_MAN_DB_DRIVER): run "npm install mysql2" in a folder and give that folder as --repoadmin_db_driver_path / REPO_MAN_DB_DRIVER_PATH',
+    ]);
+  });
+
+  it.runIf(mysqlAvailable())('runs on MariaDB with mysql2 from the driver folder, or from the working directory', async () => {
+    // The folder as `npm install mysql2` leaves it, its package linked from this checkout's modules.
+    const drivers = path.join(tmp, 'drivers');
+    mkdirSync(path.join(drivers, 'node_modules'), { recursive: true });
+    symlinkSync(path.join(ROOT, 'node_modules', 'mysql2'), path.join(drivers, 'node_modules', 'mysql2'));
+    const database = await createTestDatabase('mysql');
+    const env = {
+      ...cleanEnv,
+      REPO_MAN_DB_JDBC: 'mariadb',
+      REPO_MAN_DB_HOST: database.settings.host,
+      REPO_MAN_DB_PORT: String(database.settings.port),
+      REPO_MAN_DB_USER: database.settings.user,
+      REPO_MAN_DB_PASS: database.settings.password,
+      REPO_MAN_DB_DATABASE: database.settings.database,
+      REPO_MAN_ADMIN_PASSWORD: ADMIN_PASSWORD,
+      REPO_MAN_BCRYPT_COST: '4',
+    };
+    /** Starts the installed server, logs in, stops it; returns its "database:" line. */
+    async function startAndLogIn(args: string[], cwd: string): Promise<string> {
+      const child = spawn(binary, ['server', '--port', '0', ...args], { cwd, env });
+      let stderr = '';
+      child.stderr.on('data', (d) => (stderr += d));
+      child.stdout.resume();
+      const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+      try {
+        const started = Date.now();
+        while (!/listening on http:\/\/localhost:\d+/.test(stderr) && child.exitCode === null && Date.now() - started < 45_000) {
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+        const listening = /listening on http:\/\/localhost:(\d+), database: (.*)/.exec(stderr);
+        expect(listening, stderr).not.toBeNull();
+        const login = await fetch(`http://127.0.0.1:${listening![1]}/v1/authentication/generate-token`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+          body: JSON.stringify({ username: 'admin', password: ADMIN_PASSWORD }),
+        });
+        expect(login.status).toBe(200);
+        child.kill('SIGTERM');
+        expect(await exited).toBe(0);
+        return listening![2]!;
+      } finally {
+        if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      }
+    }
+    try {
+      const described = new RegExp(`^(MariaDB|MySQL) [\\d.]+ database ${database.settings.database} on `);
+      expect(await startAndLogIn(['--repoadmin_db_driver_path', drivers, '--repoadmin_db_driver', 'mysql2'], tmp)).toMatch(described);
+      expect(await startAndLogIn([], drivers)).toMatch(described);
+    } finally {
+      await database.drop();
+    }
+  }, 90_000);
 });

@@ -99,6 +99,7 @@ interface Compose {
     environment?: Record<string, string>;
     depends_on?: Record<string, { condition: string }>;
     healthcheck?: { test: string[] };
+    command?: string[];
     volumes?: (string | { source: string; target: string })[];
     ports?: unknown[];
   }>;
@@ -138,5 +139,44 @@ describe('docker-compose.yml', () => {
   it.skipIf(!haveCompose)('rejects a broken compose file (the check is real)', async () => {
     const broken = path.join(ROOT, 'test', 'ship', 'fixtures', 'broken-compose.yml');
     await expect(run('docker-compose', ['-f', broken, 'config'], { cwd: ROOT })).rejects.toThrow();
+  });
+});
+
+describe('docker-compose.mariadb.yml', () => {
+  const file = path.join(ROOT, 'docker-compose.mariadb.yml');
+  const written = parse(readFileSync(file, 'utf8')) as Compose;
+  const mountsOf = (service: Compose['services'][string]) =>
+    (service.volumes ?? []).map((v) => (typeof v === 'string' ? v.split(':').slice(0, 2).join(':') : `${v.source}:${v.target}`));
+
+  function checkStructure(compose: Compose) {
+    const app = compose.services.repoadmin!;
+    const db = compose.services.mariadb!;
+    const driver = compose.services['mysql2-driver']!;
+    expect(app.build).toBeDefined();
+    expect(app.depends_on).toEqual({
+      mariadb: { condition: 'service_healthy' },
+      'mysql2-driver': { condition: 'service_completed_successfully' },
+    });
+    expect(app.environment).toMatchObject({ REPO_MAN_DB_JDBC: 'mariadb', REPO_MAN_DB_HOST: 'mariadb', REPO_MAN_DB_PORT: '3306', REPO_MAN_DB_DATABASE: 'repoadmin', REPO_MAN_DB_USER: 'repoadmin' });
+    // The driver is installed by the one-shot service into the volume the server reads as its driver folder.
+    const folder = app.environment!.REPO_MAN_DB_DRIVER_PATH!;
+    expect(mountsOf(app)).toContain(`drivers:${folder}`);
+    expect(driver.command!.join(' ')).toMatch(/^npm install --prefix \/drivers .*mysql2/);
+    expect(mountsOf(driver)).toContain('drivers:/drivers');
+    expect(db.image).toMatch(/^mariadb:\d+/);
+    expect(db.healthcheck?.test.join(' ')).toContain('healthcheck.sh');
+    expect(mountsOf(db)).toEqual(['mariadbdata:/var/lib/mysql']);
+    expect(Object.keys(compose.volumes ?? {}).sort()).toEqual(['drivers', 'mariadbdata']);
+  }
+
+  it('starts the service after a healthy MariaDB and the mysql2 driver installed into a volume', () => {
+    checkStructure(written);
+  });
+
+  it.skipIf(!haveCompose)('passes docker-compose config', async () => {
+    const { stdout } = await run('docker-compose', ['-f', file, 'config'], { cwd: ROOT, env: { PATH: process.env.PATH } });
+    const resolved = parse(stdout) as Compose;
+    checkStructure(resolved);
+    expect(resolved.services.repoadmin!.environment!.REPO_MAN_DB_PASS).toBe(resolved.services.mariadb!.environment!.MARIADB_PASSWORD);
   });
 });

@@ -1,9 +1,12 @@
-// Flags every `repoadmin jobs` command shares: where the file comes from, and how to reach Jenkins.
+// Flags every `repoadmin jobs` command shares: where the file comes from, how to reach Jenkins,
+// and the sync flags of diff and apply (diff shows what apply with the same flags would do).
 import { Command } from 'commander';
 import { AppError } from '../../../common/errors.js';
 import type { Deps } from '../../deps.js';
 import type { JenkinsConnection } from '../../jobs/client.js';
 import type { FileInput } from '../../jobs/load.js';
+import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY, planFromFile, type Planned } from '../../jobs/sync.js';
+import { wholeNumber } from '../support.js';
 
 export interface FileFlags {
   git?: string;
@@ -19,9 +22,21 @@ export interface JenkinsFlags {
   jenkinsTokenStdin?: boolean;
 }
 
-export interface OutputFlags {
-  json?: boolean;
-  quiet?: boolean;
+export interface SyncFlags extends FileFlags, JenkinsFlags {
+  adopt?: boolean;
+  replace?: boolean;
+  allowEmpty?: boolean;
+  concurrency: string;
+}
+
+export interface SyncOptions {
+  input: FileInput;
+  /** Read after the file is checked, so a broken file never reaches Jenkins (nor stdin). */
+  jenkins: JenkinsFlags;
+  adopt: boolean;
+  replace: boolean;
+  allowEmpty: boolean;
+  concurrency: number;
 }
 
 /** A jobs subcommand with the file operand and the file flags. */
@@ -35,6 +50,31 @@ export function fileCommand(name: string, summary: string): Command {
     .option('--path <file>', 'with --git: the file inside the repository (default: jenkins-dsl-jobs.json)')
     .option('--ci <name>', 'the build server, instead of the <ci> of the file name')
     .option('--source <id>', "ownership source id (default: the file's git remote and path, else its absolute path)");
+}
+
+/** A jobs subcommand with the file operand, the file flags, the Jenkins flags and the sync flags. */
+export function syncCommand(name: string, summary: string): Command {
+  return addJenkinsOptions(fileCommand(name, summary))
+    .option('--adopt', 'take over jobs and views of the same name that another source or a person made')
+    .option('--replace', 'delete and recreate a job whose type differs (its build history is lost)')
+    .option('--allow-empty', 'allow a file that deletes every job of its source (for example {})')
+    .option('--concurrency <n>', 'changes and reads in parallel', String(DEFAULT_CONCURRENCY));
+}
+
+export function syncOptions(file: string | undefined, flags: SyncFlags): SyncOptions {
+  return {
+    input: fileInput(file, flags),
+    jenkins: { jenkinsUrl: flags.jenkinsUrl, jenkinsUser: flags.jenkinsUser, jenkinsTokenStdin: flags.jenkinsTokenStdin },
+    adopt: Boolean(flags.adopt),
+    replace: Boolean(flags.replace),
+    allowEmpty: Boolean(flags.allowEmpty),
+    concurrency: wholeNumber(flags.concurrency, '--concurrency', 1, MAX_CONCURRENCY)!,
+  };
+}
+
+/** The plan of the file against the live Jenkins, for diff and apply. */
+export function planSyncOptions(options: SyncOptions, deps: Pick<Deps, 'env' | 'io'>): Promise<Planned> {
+  return planFromFile(options.input, options, () => jenkinsConnection(options.jenkins, deps), deps.env);
 }
 
 export function addJenkinsOptions(command: Command): Command {
@@ -66,11 +106,5 @@ export async function jenkinsConnection(flags: JenkinsFlags, deps: Pick<Deps, 'e
   if (token && !user) throw new AppError('usage', 'an API token needs a user: pass --jenkins-user or set JENKINS_USER');
   if (user && !token) throw new AppError('usage', `no API token for ${user}: set JENKINS_API_TOKEN or pass --jenkins-token-stdin`);
   return { url, user, token };
-}
-
-/** The root's --json and --quiet (cli.md global options). */
-export function outputFlags(command: Command): Required<OutputFlags> {
-  const all = command.optsWithGlobals() as OutputFlags;
-  return { json: Boolean(all.json), quiet: Boolean(all.quiet) };
 }
 

@@ -1,8 +1,10 @@
 // `repoadmin jobs validate <file>`: checks the file only; all its problems at once.
 import type { Command } from 'commander';
 import type { Deps } from '../../deps.js';
+import type { Report } from '../../output/index.js';
 import { loadDefinitions, type FileInput } from '../../jobs/load.js';
-import { fileCommand, fileInput, outputFlags, type FileFlags } from './shared.js';
+import { action } from '../support.js';
+import { fileCommand, fileInput, type FileFlags } from './shared.js';
 
 export interface ValidateOptions {
   input: FileInput;
@@ -17,20 +19,16 @@ export interface ValidateResult {
   views: string[];
 }
 
-export function validateCommand(deps: Deps): Command {
+export function validateCommand(deps: Deps, run = runValidate): Command {
   return fileCommand('validate', 'check a job definition file')
     .description('Check a job definition file: schema, cron specs, names, duplicates. Exit 0, or 1 with every problem.')
     .addHelpText('after', '\nExample:\n  repoadmin jobs validate jenkins-dsl-jobs.json')
-    .action(async (file: string | undefined, flags: FileFlags, command: Command) => {
-      const result = await runValidate({ input: fileInput(file, flags) }, deps);
-      const { json } = outputFlags(command);
-      deps.io.out(json ? JSON.stringify(result, null, 2) : validateText(result));
-    });
+    .action(action<FileFlags, ValidateOptions>(deps, (flags, [file]) => ({ input: fileInput(file, flags) }), run));
 }
 
-export async function runValidate(options: ValidateOptions, deps: Pick<Deps, 'env'>): Promise<ValidateResult> {
+export async function runValidate(options: ValidateOptions, deps: Pick<Deps, 'env'>): Promise<Report> {
   const { fileName, sourceId, definitions } = await loadDefinitions(options.input, deps.env);
-  return {
+  const result: ValidateResult = {
     file: fileName,
     sourceId,
     pipelineJobs: definitions.jobs.filter((job) => job.kind === 'pipeline').length,
@@ -38,11 +36,8 @@ export async function runValidate(options: ValidateOptions, deps: Pick<Deps, 'en
     folders: definitions.folders,
     views: [...definitions.views.keys()],
   };
-}
-
-function validateText(result: ValidateResult): string {
-  return (
+  const text =
     `${result.file}: valid: ${result.pipelineJobs} pipeline, ${result.multiBranchJobs} multibranch jobs, ` +
-    `${result.folders.length} folders, ${result.views.length} views (source ${result.sourceId})`
-  );
+    `${result.folders.length} folders, ${result.views.length} views (source ${result.sourceId})`;
+  return { json: result, lines: [{ text, tone: 'added' }] };
 }

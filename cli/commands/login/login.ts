@@ -1,6 +1,9 @@
-// `repoadmin login`: exchanges user name and password for a token and stores it for that server.
+// `repoadmin login`: exchanges user name and password for a token and stores it for that server, or
+// with --with-token stores a token read from standard input (a project token, the gh convention).
 import { Command } from 'commander';
 import { AppError } from '../../../common/errors.js';
+import { isProjectToken } from '../../../common/schemas/tokens.js';
+import { tokenClaims } from '../../api/session.js';
 import { normalizeUrl } from '../../config/url.js';
 import { canPrompt, type Deps } from '../../deps.js';
 import type { Report } from '../../output/index.js';
@@ -9,6 +12,7 @@ import { action, example, passwordFromStdin, valueOrAsk } from '../support.js';
 export interface LoginOptions {
   username?: string;
   passwordStdin: boolean;
+  withToken?: boolean;
 }
 
 export const DEFAULT_SERVER = 'http://localhost:9090';
@@ -22,23 +26,38 @@ export function loginCommand(deps: Deps, run = runLogin): Command {
         '--username or REPOADMIN_USERNAME; the password from standard input (--password-stdin), ' +
         'REPOADMIN_PASSWORD, or a prompt on a terminal.',
     )
-    .usage('[--url URL] [--username U] [--password-stdin]')
+    .usage('[--url URL] [--username U | --with-token] [options]')
     .option('--username <name>', 'user name (env: REPOADMIN_USERNAME)')
     .option('--password-stdin', 'read the password from standard input')
-    .addHelpText('after', example('repoadmin login --url http://localhost:9090 --username admin', 'printf %s "$PASSWORD" | repoadmin login --username ci --password-stdin'))
+    .option('--with-token', 'read a token (a project token, rpa_...) from standard input and store it instead')
+    .addHelpText(
+      'after',
+      example(
+        'repoadmin login --url http://localhost:9090 --username admin',
+        'printf %s "$PASSWORD" | repoadmin login --username ci --password-stdin',
+        'printf %s "$TOKEN" |\n    repoadmin login --url https://registry.example.com --with-token',
+      ),
+    )
     .action(
-      action<{ username?: string; passwordStdin?: boolean }, LoginOptions>(
+      action<{ username?: string; passwordStdin?: boolean; withToken?: boolean }, LoginOptions>(
         deps,
-        (flags) => ({ username: flags.username, passwordStdin: Boolean(flags.passwordStdin) }),
+        (flags) => {
+          if (flags.withToken && (flags.username !== undefined || flags.passwordStdin)) {
+            throw new AppError('usage', '--with-token reads a token, not a user name and password: leave out --username and --password-stdin');
+          }
+          return { username: flags.username, passwordStdin: Boolean(flags.passwordStdin), withToken: Boolean(flags.withToken) };
+        },
         run,
       ),
     );
 }
 
-export async function runLogin(opts: LoginOptions, deps: Pick<Deps, 'io' | 'env' | 'prompter' | 'settings' | 'api' | 'config'>): Promise<Report> {
+type LoginDeps = Pick<Deps, 'io' | 'env' | 'prompter' | 'settings' | 'api' | 'config'>;
+
+async function loginUrl(deps: LoginDeps): Promise<string> {
   const given = deps.settings.url ?? deps.env.REPOADMIN_URL;
   const current = await deps.config.current();
-  const url = normalizeUrl(
+  return normalizeUrl(
     await valueOrAsk(deps, {
       value: given ?? (canPrompt(deps) ? undefined : current?.url),
       question: 'Server:',
@@ -48,6 +67,11 @@ export async function runLogin(opts: LoginOptions, deps: Pick<Deps, 'io' | 'env'
     given ? '--url' : 'server',
     deps.settings.verbose ? (line) => deps.io.err(`verbose: ${line}`) : undefined,
   );
+}
+
+export async function runLogin(opts: LoginOptions, deps: LoginDeps): Promise<Report> {
+  if (opts.withToken) return loginWithToken(deps);
+  const url = await loginUrl(deps);
   const stored = await deps.config.get(url);
   const username = await valueOrAsk(deps, {
     value: opts.username ?? deps.env.REPOADMIN_USERNAME,
@@ -65,6 +89,24 @@ export async function runLogin(opts: LoginOptions, deps: Pick<Deps, 'io' | 'env'
     notes.push(`The password of ${answer.username} must be changed before anything else works: run repoadmin user passwd`);
   }
   return { json: { url, username: answer.username }, notes };
+}
+
+/** Stores a token from standard input once the server has said whose it is. */
+async function loginWithToken(deps: LoginDeps): Promise<Report> {
+  const token = (await deps.io.readStdin()).trim();
+  if (!token) throw new AppError('usage', '--with-token: standard input was empty (printf %s "$TOKEN" | repoadmin login --with-token)');
+  if (/\s/.test(token)) throw new AppError('usage', '--with-token: standard input holds more than one word; give the token alone');
+  const url = await loginUrl(deps);
+  const me = await deps.api.meWithToken(token, url);
+  const exp = isProjectToken(token) ? undefined : tokenClaims(token).exp;
+  const expiresAt = typeof exp === 'number' ? new Date(exp * 1000).toISOString() : null;
+  await deps.config.save({ url, username: me.username, userId: me.userId, token, expiresAt });
+  const kind = isProjectToken(token) ? 'a project token' : 'a session token';
+  const project = me.projectName ? `, project ${me.projectName}` : '';
+  return {
+    json: { url, username: me.username },
+    notes: [`Logged in to ${url} as ${me.username} (${me.role}${project}) with ${kind}${expiresAt ? ` valid until ${expiresAt}` : ''}.`],
+  };
 }
 
 async function loginPassword(opts: LoginOptions, deps: Pick<Deps, 'io' | 'env' | 'prompter'>, username: string): Promise<string> {

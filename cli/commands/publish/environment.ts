@@ -1,4 +1,4 @@
-// What publish reads from the environment of common build servers (cli.md, "Publishing from a pipeline").
+// What publish reads from the environment of common build servers (docs/cli.md, "Publishing from a pipeline").
 
 /** Jenkins, GitLab CI, GitHub Actions; `origin/` and `refs/heads/` are dropped from GIT_BRANCH. */
 export function branchFromEnv(env: NodeJS.ProcessEnv): { value: string; from: string } | undefined {

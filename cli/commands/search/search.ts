@@ -167,7 +167,7 @@ export async function runSearch(opts: SearchOptions, deps: Pick<Deps, 'io' | 'ap
   }
   if (opts.field) {
     const field = opts.field;
-    // One line per match (cli.md), also for a Markdown description: line breaks become spaces.
+    // One line per match (docs/cli.md), also for a Markdown description: line breaks become spaces.
     return { json: answer, lines: records.map((r) => String(r[field] ?? '').trim().replace(/\s*[\r\n]+\s*/g, ' ')), notes };
   }
   return {

@@ -1,4 +1,4 @@
-// `repoadmin token`: prints the current token, e.g. for curl.
+// `repoadmin token`: prints the current token, e.g. for curl; its subcommands manage project tokens.
 import { Command } from 'commander';
 import type { Deps } from '../../deps.js';
 import type { Report } from '../../output/index.js';
@@ -8,10 +8,21 @@ export type TokenOptions = Record<string, never>;
 
 export function tokenCommand(deps: Deps, run = runToken): Command {
   return new Command('token')
-    .summary('print the current token (for curl)')
-    .description('Print the token this CLI would send: --token, REPOADMIN_TOKEN, a login with REPOADMIN_USERNAME and REPOADMIN_PASSWORD, or the stored login.')
-    .usage('[--url URL] [--json]')
-    .addHelpText('after', example('curl -H "Authorization: Bearer $(repoadmin token)" \\\n    http://localhost:9090/v1/users/me'))
+    .summary('print the current token (for curl); create, list and revoke project tokens')
+    .description(
+      'Without a subcommand: print the token this CLI would send: --token, ' +
+        'REPOADMIN_TOKEN, a login with REPOADMIN_USERNAME and REPOADMIN_PASSWORD, ' +
+        'or the stored login. create, list and revoke manage long-lived project ' +
+        'tokens for pipelines (repoadmin token create --help).',
+    )
+    .usage('[create|list|revoke] [options]')
+    .addHelpText(
+      'after',
+      example(
+        'curl -H "Authorization: Bearer $(repoadmin token)" \\\n    http://localhost:9090/v1/users/me',
+        'TOKEN=$(repoadmin token create --name ci --user shop-ci)',
+      ),
+    )
     .action(action<object, TokenOptions>(deps, () => ({}), run));
 }
 

@@ -2,6 +2,7 @@
 import type { Knex } from 'knex';
 import * as initial from './20261121000000_initial.js';
 import * as versionCounts from './20261121120000_version_counts.js';
+import * as projectTokens from './20261123000000_project_tokens.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -11,6 +12,7 @@ interface Migration {
 const MIGRATIONS: Record<string, Migration> = {
   '20261121000000_initial': initial,
   '20261121120000_version_counts': versionCounts,
+  '20261123000000_project_tokens': projectTokens,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -19,7 +19,7 @@ import { publish, search } from '../../services/versions.js';
 export function repositoryRoutes(router: Router, s: Services): void {
   const reader = optionalToken(s, () => !s.config.searchPublic);
 
-  router.post('/v1/repositories', requireToken(s), async (ctx) => {
+  router.post('/v1/repositories', requireToken(s, { scope: 'publish' }), async (ctx) => {
     const result = await publish(s, currentActor(ctx), parse(VersionRecord, await readJson(ctx)));
     ctx.status = result.created ? 201 : 200;
     ctx.body = result;

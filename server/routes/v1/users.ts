@@ -21,7 +21,7 @@ export function userRoutes(router: Router, s: Services): void {
   });
 
   // Who am I works while the password must still be changed: it is how a client learns that it must.
-  router.get('/v1/users/me', requireToken(s, { allowWhileMustChange: () => true }), async (ctx) => {
+  router.get('/v1/users/me', requireToken(s, { allowWhileMustChange: () => true, scope: 'read' }), async (ctx) => {
     ctx.body = me(currentActor(ctx));
   });
 

@@ -1,0 +1,94 @@
+// `repoadmin token create`: makes a project token and prints only the token, for `TOKEN=$(...)`.
+import { Command } from 'commander';
+import { AppError } from '../../../common/errors.js';
+import { parseCreationDate } from '../../../common/dates.js';
+import { TOKEN_SCOPES, type TokenScope } from '../../../common/schemas/tokens.js';
+import type { Deps } from '../../deps.js';
+import type { Report } from '../../output/index.js';
+import { action, example, wholeNumber } from '../support.js';
+import { tokenOwner } from './owner.js';
+
+export interface TokenCreateOptions {
+  name: string;
+  scope: TokenScope;
+  user?: string;
+  /** `--expires`, as typed. */
+  expires?: string;
+  expiresInDays?: number;
+}
+
+const DAY_MS = 24 * 3600 * 1000;
+const MAX_DAYS = 3653;
+
+export function tokenCreateCommand(deps: Deps, run = runTokenCreate): Command {
+  return new Command('create')
+    .summary('make a project token for a pipeline (prints only the token)')
+    .description(
+      "Make a long-lived project token for a build server's secret store. Only the\n" +
+        'token goes to standard output, once: the server keeps a hash and cannot show\n' +
+        "it again. Scopes: publish (search, and publish to the user's project; the\n" +
+        'default) or read (search only). Administrators make tokens for any user with\n' +
+        '--user; the token acts as that user.',
+    )
+    .usage('--name NAME [--scope publish|read] [options]')
+    .requiredOption('--name <name>', 'a name unique for the user, e.g. the pipeline')
+    .option('--scope <scope>', 'publish or read', 'publish')
+    .option('--user <username>', 'the token\'s user (administrators; default: yourself)')
+    .option('--expires <date>', 'expiry: a date (2027-06-30, midnight UTC) or a date-time with an offset')
+    .option('--expires-in-days <n>', `expiry in N days (1 to ${MAX_DAYS})`)
+    .addHelpText(
+      'after',
+      example(
+        'TOKEN=$(repoadmin token create --name ci --user shop-ci)',
+        'repoadmin token create --name dashboard --scope read --expires-in-days 90',
+      ),
+    )
+    .action(
+      action<{ name: string; scope: string; user?: string; expires?: string; expiresInDays?: string }, TokenCreateOptions>(
+        deps,
+        (flags) => {
+          if (!(TOKEN_SCOPES as readonly string[]).includes(flags.scope)) {
+            throw new AppError('usage', `--scope must be publish or read, not "${flags.scope}"`);
+          }
+          if (flags.expires !== undefined && flags.expiresInDays !== undefined) {
+            throw new AppError('usage', 'give --expires or --expires-in-days, not both');
+          }
+          return {
+            name: flags.name,
+            scope: flags.scope as TokenScope,
+            user: flags.user,
+            expires: flags.expires,
+            expiresInDays: wholeNumber(flags.expiresInDays, '--expires-in-days', 1, MAX_DAYS),
+          };
+        },
+        run,
+      ),
+    );
+}
+
+/** The expiry to send: null for none. */
+export function expiryOf(opts: Pick<TokenCreateOptions, 'expires' | 'expiresInDays'>, now: Date): string | null {
+  if (opts.expiresInDays !== undefined) return new Date(now.getTime() + opts.expiresInDays * DAY_MS).toISOString();
+  if (opts.expires === undefined) return null;
+  const text = /^\d{4}-\d{2}-\d{2}$/.test(opts.expires) ? `${opts.expires}T00:00:00Z` : opts.expires;
+  const date = parseCreationDate(text);
+  if (!date) {
+    throw new AppError('usage', `--expires must be a date (2027-06-30) or a date-time with an offset (2027-06-30T12:00:00+02:00), not "${opts.expires}"`);
+  }
+  return date.toISOString();
+}
+
+export async function runTokenCreate(opts: TokenCreateOptions, deps: Pick<Deps, 'api' | 'now'>): Promise<Report> {
+  const expiresAt = expiryOf(opts, deps.now());
+  const owner = await tokenOwner(deps, opts.user);
+  const made = await deps.api.createToken({ name: opts.name, scope: opts.scope, expiresAt, userId: owner.userId });
+  const project = made.projectName ? `, project ${made.projectName}` : '';
+  return {
+    json: made,
+    lines: [made.token],
+    notes: [
+      `Made the ${made.scope} token "${made.name}" of ${made.username}${project}, ${made.expiresAt ? `valid until ${made.expiresAt}` : 'without expiry'}.`,
+      'It is shown only now: keep it in your build server\'s secret store (e.g. as REPOADMIN_TOKEN).',
+    ],
+  };
+}

@@ -1,0 +1,18 @@
+// Whose project tokens a `token` command is about: the caller by default, or the user of --user
+// (a user name or userId; other users' need an administrator).
+import type { Deps } from '../../deps.js';
+import { findUser, isUserId } from '../user/find.js';
+
+export interface TokenOwner {
+  userId: string;
+  username: string;
+}
+
+export async function tokenOwner(deps: Pick<Deps, 'api'>, user: string | undefined): Promise<TokenOwner> {
+  const me = await deps.api.me();
+  if (!user || user === me.username || (isUserId(user) && user.toLowerCase() === me.userId.toLowerCase())) {
+    return { userId: me.userId, username: me.username };
+  }
+  const found = await findUser(deps, user);
+  return { userId: found.userId, username: found.username };
+}

@@ -1,0 +1,131 @@
+import { describe, expect, it } from 'vitest';
+import type { ProjectToken, ProjectTokenCreated } from '../../../common/schemas/tokens.js';
+import { fakeApi, fakeDeps, scriptedPrompter, SERVER } from '../../../test/cli/fakes.js';
+import { printReport } from '../../output/index.js';
+import { runLogin } from '../login/login.js';
+import { expiryOf, runTokenCreate } from './create.js';
+import { runTokenList } from './list.js';
+import { runTokenRevoke } from './revoke.js';
+
+const ADMIN = { userId: '5c6a1223-076b-4bc0-b0b7-20b0da0e23fd', username: 'admin', projectName: null, role: 'ROLE_ADMIN' as const, mustChangePassword: false };
+const SHOP = { userId: '11111111-2222-4333-8444-555555555555', username: 'shop-ci', projectName: 'shop', role: 'ROLE_USER' as const, createdAt: '2026-11-01T00:00:00.000Z' };
+const TOKEN = `rpa_${'A'.repeat(43)}`;
+
+const created = (overrides: Partial<ProjectTokenCreated> = {}): ProjectTokenCreated => ({
+  id: '0b8e6a8e-3f49-4c7e-9a57-3d1c7d5a2f10',
+  name: 'ci',
+  scope: 'publish',
+  token: TOKEN,
+  userId: SHOP.userId,
+  username: 'shop-ci',
+  projectName: 'shop',
+  createdAt: '2026-11-21T10:00:00.000Z',
+  expiresAt: null,
+  ...overrides,
+});
+
+const listed = (overrides: Partial<ProjectToken> = {}): ProjectToken => {
+  const { token: _token, ...rest } = created();
+  return { ...rest, lastUsedAt: null, ...overrides };
+};
+
+describe('runTokenCreate', () => {
+  it('makes a token for another user (found by name) and prints only the token on stdout', async () => {
+    const api = fakeApi({ me: async () => ADMIN, listUsers: async () => ({ users: [SHOP] }), createToken: async () => created() });
+    const deps = fakeDeps({ api });
+    const report = await runTokenCreate({ name: 'ci', scope: 'publish', user: 'shop-ci' }, deps);
+    expect(api.calls.find((c) => c.name === 'createToken')?.args).toEqual([{ name: 'ci', scope: 'publish', expiresAt: null, userId: SHOP.userId }]);
+    await printReport(report, deps);
+    expect(deps.io.stdoutText()).toBe(`${TOKEN}\n`);
+    expect(deps.io.stderrText()).toContain('shown only now');
+    expect(deps.io.stderrText()).not.toContain(TOKEN);
+  });
+
+  it('makes one for the caller without looking up users', async () => {
+    const api = fakeApi({ me: async () => ({ ...SHOP, mustChangePassword: false }), createToken: async () => created({ scope: 'read' }) });
+    await runTokenCreate({ name: 'ci', scope: 'read', user: 'shop-ci', expiresInDays: 30 }, fakeDeps({ api }));
+    expect(api.calls.map((c) => c.name)).toEqual(['me', 'createToken']);
+    expect(api.calls[1]?.args[0]).toMatchObject({ scope: 'read', expiresAt: '2026-12-21T10:00:00.000Z', userId: SHOP.userId });
+  });
+
+  it('reads --expires as a date (midnight UTC) or a date-time with an offset, and refuses anything else', () => {
+    const now = new Date('2026-11-21T10:00:00.000Z');
+    expect(expiryOf({ expires: '2027-06-30' }, now)).toBe('2027-06-30T00:00:00.000Z');
+    expect(expiryOf({ expires: '2027-06-30T12:00:00+02:00' }, now)).toBe('2027-06-30T10:00:00.000Z');
+    expect(expiryOf({}, now)).toBeNull();
+    expect(() => expiryOf({ expires: 'next week' }, now)).toThrow(expect.objectContaining({ code: 'usage', message: expect.stringContaining('--expires') }));
+    expect(() => expiryOf({ expires: '2027-06-30T12:00:00' }, now)).toThrow(expect.objectContaining({ code: 'usage' }));
+  });
+});
+
+describe('runTokenList', () => {
+  it('lists every token the server gives, with never for no expiry or no use', async () => {
+    const api = fakeApi({ listTokens: async () => ({ tokens: [listed(), listed({ name: 'nightly', expiresAt: '2027-01-01T00:00:00.000Z', lastUsedAt: '2026-11-21T09:00:00.000Z' })] }) });
+    const deps = fakeDeps({ api });
+    const report = await runTokenList({}, deps);
+    expect(api.calls).toEqual([{ name: 'listTokens', args: [undefined] }]);
+    await printReport(report, deps);
+    expect(deps.io.stdoutText().split('\n')[0]).toBe(`ci\tpublish\tshop-ci\tshop\t2026-11-21T10:00:00.000Z\tnever\tnever\t${listed().id}`);
+    expect(deps.io.stdoutText()).toContain('nightly\tpublish\tshop-ci\tshop\t2026-11-21T10:00:00.000Z\t2027-01-01T00:00:00.000Z\t2026-11-21T09:00:00.000Z');
+  });
+
+  it('asks for one user\'s with --user', async () => {
+    const api = fakeApi({ me: async () => ADMIN, listUsers: async () => ({ users: [SHOP] }), listTokens: async () => ({ tokens: [] }) });
+    const report = await runTokenList({ user: 'shop-ci' }, fakeDeps({ api }));
+    expect(api.calls.at(-1)).toEqual({ name: 'listTokens', args: [SHOP.userId] });
+    expect(report.notes).toEqual(['No project tokens.']);
+  });
+});
+
+describe('runTokenRevoke', () => {
+  it('finds the token by name among the user\'s and asks on a terminal', async () => {
+    const api = fakeApi({ me: async () => ADMIN, listUsers: async () => ({ users: [SHOP] }), listTokens: async () => ({ tokens: [listed()] }), revokeToken: async () => undefined });
+    const prompter = scriptedPrompter([{ confirm: true }]);
+    const report = await runTokenRevoke({ token: 'ci', user: 'shop-ci', yes: false }, fakeDeps({ api, tty: true, prompter }));
+    expect(prompter.asked[0]).toContain('Revoke the publish token "ci" of shop-ci (never used)?');
+    expect(api.calls.at(-1)).toEqual({ name: 'revokeToken', args: [listed().id] });
+    expect(report.json).toEqual({ id: listed().id, name: 'ci', username: 'shop-ci' });
+  });
+
+  it('revokes nothing when the answer is no', async () => {
+    const api = fakeApi({ me: async () => ADMIN, listTokens: async () => ({ tokens: [listed({ userId: ADMIN.userId, username: 'admin' })] }) });
+    await expect(runTokenRevoke({ token: 'ci', yes: false }, fakeDeps({ api, tty: true, prompter: scriptedPrompter([{ confirm: false }]) }))).rejects.toMatchObject({
+      code: 'validation',
+      message: 'not confirmed: nothing was revoked',
+    });
+    expect(api.calls.map((c) => c.name)).not.toContain('revokeToken');
+  });
+
+  it('needs --yes off a terminal, and takes an id without a user', async () => {
+    const api = fakeApi({ listTokens: async () => ({ tokens: [listed()] }), revokeToken: async () => undefined });
+    await expect(runTokenRevoke({ token: listed().id, yes: false }, fakeDeps({ api }))).rejects.toMatchObject({ code: 'usage', message: expect.stringContaining('--yes') });
+    await runTokenRevoke({ token: listed().id.toUpperCase(), yes: true }, fakeDeps({ api }));
+    expect(api.calls.map((c) => c.name)).toEqual(['listTokens', 'listTokens', 'revokeToken']);
+  });
+
+  it('says not found (exit 3) for an unknown name', async () => {
+    const api = fakeApi({ me: async () => ADMIN, listTokens: async () => ({ tokens: [] }) });
+    await expect(runTokenRevoke({ token: 'nope', yes: true }, fakeDeps({ api }))).rejects.toMatchObject({
+      code: 'not_found',
+      message: 'no project token named nope of admin: see repoadmin token list',
+    });
+  });
+});
+
+describe('runLogin --with-token', () => {
+  it('checks the token with the server and stores it without an expiry', async () => {
+    const api = fakeApi({ meWithToken: async () => ({ ...SHOP, mustChangePassword: false }) });
+    const deps = fakeDeps({ api, stdin: `${TOKEN}\n`, settings: { url: `${SERVER}/` } });
+    const report = await runLogin({ passwordStdin: false, withToken: true }, deps);
+    expect(api.calls).toEqual([{ name: 'meWithToken', args: [TOKEN, SERVER] }]);
+    expect(deps.config.data()).toEqual({
+      current: SERVER,
+      servers: { [SERVER]: { url: SERVER, username: 'shop-ci', userId: SHOP.userId, token: TOKEN, expiresAt: null } },
+    });
+    expect(report.notes?.[0]).toBe(`Logged in to ${SERVER} as shop-ci (ROLE_USER, project shop) with a project token.`);
+  });
+
+  it('refuses empty standard input', async () => {
+    await expect(runLogin({ passwordStdin: false, withToken: true }, fakeDeps({ stdin: '\n', settings: { url: SERVER } }))).rejects.toMatchObject({ code: 'usage' });
+  });
+});

@@ -1,0 +1,80 @@
+// Project tokens: long-lived, scoped credentials for pipelines, made by a user or an administrator.
+import { z } from 'zod';
+import { parseCreationDate } from '../dates.js';
+import { Timestamp, Uuid, text } from './common.js';
+
+/** Every project token starts with this, so that secret scanners can find leaked ones. */
+export const TOKEN_PREFIX = 'rpa_';
+/** Random bytes after the prefix (base64url). */
+export const TOKEN_RANDOM_BYTES = 32;
+export const TOKEN_NAME_MAX = 100;
+/** The latest expiry a token may have, counted from its creation. */
+export const TOKEN_MAX_LIFETIME_YEARS = 10;
+
+/** `read`: search, get one, latest, who am I. `publish`: read, plus publishing. */
+export const TOKEN_SCOPES = ['publish', 'read'] as const;
+export const TokenScope = z.enum(TOKEN_SCOPES);
+export type TokenScope = z.infer<typeof TokenScope>;
+
+export function isProjectToken(token: string): boolean {
+  return token.startsWith(TOKEN_PREFIX);
+}
+
+export const ProjectTokenCreateRequest = z
+  .object({
+    /** Unique per user, e.g. the pipeline's name. */
+    name: text(TOKEN_NAME_MAX),
+    scope: TokenScope,
+    /** A date-time with an offset, in the future and at most 10 years away; null or absent: no expiry. */
+    expiresAt: z
+      .string()
+      .refine((s) => parseCreationDate(s) !== null, 'must be an ISO 8601 date-time with an offset, e.g. 2027-01-31T00:00:00Z')
+      .transform((s) => parseCreationDate(s)!)
+      .nullable()
+      .optional()
+      .meta({ format: 'date-time', example: '2027-01-31T00:00:00.000Z' }),
+    /** The token's user (administrators only); default: the caller. */
+    userId: Uuid.optional(),
+  })
+  .meta({ id: 'ProjectTokenCreateRequest' });
+export type ProjectTokenCreateRequest = z.output<typeof ProjectTokenCreateRequest>;
+
+const tokenFields = {
+  id: Uuid,
+  name: z.string(),
+  scope: TokenScope,
+  userId: Uuid,
+  username: z.string(),
+  projectName: z.string().nullable(),
+  createdAt: Timestamp,
+  /** null: never expires. */
+  expiresAt: Timestamp.nullable(),
+};
+
+export const ProjectTokenCreated = z
+  .object({
+    ...tokenFields,
+    /** `rpa_` and 43 base64url characters. Shown only in this answer: the server keeps a SHA-256 hash. */
+    token: z.string().meta({ example: 'rpa_3q2-7wAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' }),
+  })
+  .meta({ id: 'ProjectTokenCreated' });
+export type ProjectTokenCreated = z.infer<typeof ProjectTokenCreated>;
+
+export const ProjectToken = z
+  .object({
+    ...tokenFields,
+    /** Written at most once a minute; null: never used. */
+    lastUsedAt: Timestamp.nullable(),
+  })
+  .meta({ id: 'ProjectToken' });
+export type ProjectToken = z.infer<typeof ProjectToken>;
+
+export const ProjectTokenList = z.object({ tokens: z.array(ProjectToken) }).meta({ id: 'ProjectTokenList' });
+export type ProjectTokenList = z.infer<typeof ProjectTokenList>;
+
+export const ProjectTokenListQuery = z.object({
+  /** Only this user's tokens (administrators: anyone's). */
+  userId: Uuid.optional(),
+});
+
+export const ProjectTokenIdParams = z.object({ id: Uuid });

@@ -1,0 +1,196 @@
+// MariaDB and MySQL through the `mysql2` driver the user supplies: the connection, what its errors
+// mean, and the statements whose PostgreSQL form does not run there (no `returning`, no
+// transaction-scoped advisory locks).
+import { createHash, randomUUID } from 'node:crypto';
+import { createRequire } from 'node:module';
+import knexFactory, { type Knex } from 'knex';
+import { AppError } from '../../../common/errors.js';
+import type { ServerConfig } from '../../config.js';
+import type { Db, Dialect, ErrorClass } from './index.js';
+
+const require = createRequire(import.meta.url);
+
+/** Server error numbers (MariaDB and MySQL share them). */
+const ER_DUP_ENTRY = 1062;
+const ER_DUP_ENTRY_WITH_KEY_NAME = 1586;
+const ER_LOCK_DEADLOCK = 1213;
+const ER_LOCK_WAIT_TIMEOUT = 1205;
+/** MariaDB 11.6+ with innodb_snapshot_isolation: "Record has changed since last read". */
+const ER_CHECKREAD = 1020;
+/**
+ * Too many connections, access denied (1044, 1045), no database (1046, 1049), shutdown, killed,
+ * gone away, and a statement stopped by its time limit (MariaDB's max_statement_time 1969, MySQL's
+ * max_execution_time 3024): the database is not answering in time.
+ */
+const UNAVAILABLE_ERRNOS = new Set([1040, 1044, 1045, 1046, 1049, 1053, 1077, 1152, 1927, 1969, 2002, 2003, 2006, 2013, 3024, 4031]);
+/** mysql2's own codes for sockets and protocol states that mean the connection is gone. */
+const UNAVAILABLE_CODES = new Set([
+  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH',
+  'PROTOCOL_CONNECTION_LOST', 'PROTOCOL_SEQUENCE_TIMEOUT', 'PROTOCOL_ENQUEUE_AFTER_FATAL_ERROR',
+  'PROTOCOL_ENQUEUE_AFTER_QUIT', 'PROTOCOL_ENQUEUE_HANDSHAKE_TWICE',
+]);
+
+/** How long a publish waits for another publish of the same latest key. */
+const LOCK_WAIT_SECONDS = 10;
+
+/** A statement's result header: inserted 1, updated 2, unchanged 0 (the connection drops FOUND_ROWS). */
+async function affectedRows(db: Db, query: Knex.QueryBuilder): Promise<number> {
+  const { sql, bindings } = query.toSQL();
+  const [header] = (await db.raw(sql, bindings as Knex.RawBinding[])) as [{ affectedRows: number }];
+  return header.affectedRows;
+}
+
+export const mysqlDialect: Dialect = {
+  name: 'mysql',
+  // A backslash is itself escaped inside MySQL string literals.
+  likeEscape: "escape '\\\\'",
+
+  async upsertVersionRow(db, row, coordinates) {
+    const uid = randomUUID();
+    const inserted = (await affectedRows(db, db('versions').insert({ ...row, uid }).onConflict(coordinates).merge(Object.keys(row)))) === 1;
+    if (inserted) return { uid, created: true };
+    const where = Object.fromEntries(coordinates.map((c) => [c, row[c]]));
+    const stored = await db('versions').select('uid').where(where).first();
+    return { uid: String(stored.uid), created: false };
+  },
+
+  /**
+   * GET_LOCK belongs to a connection, not to a transaction: the lock is taken and released on the
+   * transaction's own connection, around the transaction, so it is held until the commit is done.
+   */
+  async transactionWithLock<T>(db: Knex, key: string, work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+    const database = String((db.client.config.connection as { database?: string } | undefined)?.database ?? '');
+    const name = `repoadmin:${createHash('sha1').update(`${database}\0${key}`).digest('hex')}`;
+    const connection = await db.client.acquireConnection();
+    try {
+      const [lock] = await db.select(db.raw('get_lock(?, ?) as got', [name, LOCK_WAIT_SECONDS])).connection(connection);
+      if (Number(lock?.got) !== 1) {
+        throw new AppError('unavailable', 'the database is busy with other publishes of this version: try again shortly');
+      }
+      try {
+        return await db.transaction(work, { connection });
+      } finally {
+        // Should the connection have died, the server has dropped its locks with it.
+        await db
+          .select(db.raw('release_lock(?) as released', [name]))
+          .connection(connection)
+          .catch(() => undefined);
+      }
+    } finally {
+      await db.client.releaseConnection(connection);
+    }
+  },
+
+  async countUpTo(db, table, key, counter, limit) {
+    const query = db(table)
+      .insert({ ...key, [counter]: 1 })
+      .onConflict(Object.keys(key))
+      .merge({ [counter]: db.raw('if(?? < ?, ?? + 1, ??)', [counter, limit, counter, counter]) });
+    return (await affectedRows(db, query)) > 0;
+  },
+
+  async insertIfAbsent(db, table, row) {
+    return (await affectedRows(db, db(table).insert(row).onConflict().ignore())) === 1;
+  },
+
+  async updateAndRead(db, table, where, changes, column) {
+    return db.transaction(async (trx) => {
+      await trx(table).where(where).update(changes);
+      const row = await trx(table).select(column).where(where).first();
+      return (row as Record<string, unknown> | undefined)?.[column];
+    });
+  },
+
+  classifyError(error): ErrorClass | undefined {
+    const e = error as { errno?: number; code?: string; name?: string; message?: string } | undefined;
+    if (!e) return undefined;
+    if (e.errno === ER_DUP_ENTRY || e.errno === ER_DUP_ENTRY_WITH_KEY_NAME) return 'conflict';
+    if (e.errno === ER_LOCK_DEADLOCK || e.errno === ER_LOCK_WAIT_TIMEOUT || e.errno === ER_CHECKREAD) return 'retry';
+    if ((e.errno !== undefined && UNAVAILABLE_ERRNOS.has(e.errno)) || UNAVAILABLE_CODES.has(e.code ?? '') || e.name === 'KnexTimeoutError') {
+      return 'unavailable';
+    }
+    if (/Can't add new command when connection is in closed state|Pool is closed|Connection lost|Unable to acquire a connection/i.test(e.message ?? '')) {
+      return 'unavailable';
+    }
+    return undefined;
+  },
+};
+
+/** knex's mysql2 client, handed the driver module loaded from the user's folder. */
+function mysqlClient(driver: unknown): typeof Knex.Client {
+  const ClientMySQL2 = require('knex/lib/dialects/mysql2/index.js') as typeof Knex.Client;
+  return class ClientWithDriver extends ClientMySQL2 {
+    _driver() {
+      return driver;
+    }
+  } as unknown as typeof Knex.Client;
+}
+
+interface Connection {
+  query(sql: string, callback: (error: Error | null) => void): void;
+}
+
+export function mysqlKnex(config: ServerConfig['db'], driver: unknown): Knex {
+  return knexFactory({
+    client: mysqlClient(driver),
+    connection: {
+      host: config.host,
+      port: config.port,
+      user: config.user,
+      password: config.password,
+      database: config.database,
+      charset: 'utf8mb4',
+      // Dates travel as UTC both ways; the session below stores and compares them in UTC too.
+      timezone: 'Z',
+      // An update that changes nothing then reports 0 affected rows, so an upsert tells an insert
+      // (1) from a replacement (2 or 0).
+      flags: '-FOUND_ROWS',
+      connectTimeout: 10_000,
+    },
+    pool: {
+      min: 0,
+      max: 10,
+      acquireTimeoutMillis: 15_000,
+      // UTC for CURRENT_TIMESTAMP; backslash escapes in literals (what the driver's quoting expects).
+      afterCreate(connection: Connection, done: (error: Error | null, connection: Connection) => void) {
+        connection.query(
+          "set time_zone = '+00:00', sql_mode = replace(replace(@@sql_mode, 'NO_BACKSLASH_ESCAPES', ''), ',,', ',')",
+          (error) => done(error, connection),
+        );
+      },
+    },
+  } as Knex.Config);
+}
+
+/** "MariaDB 10.11.19" or "MySQL 8.4.3", from the server's version string. */
+export async function serverName(db: Knex): Promise<string> {
+  const [rows] = (await db.raw('select version() as version')) as [{ version: string }[]];
+  const version = String(rows[0]?.version ?? '');
+  return /mariadb/i.test(version) ? `MariaDB ${version.split('-')[0]}` : `MySQL ${version}`;
+}
+
+/** One line for a failed first connection: what went wrong and which setting to check. */
+export function describeMysqlConnectionError(error: unknown, config: ServerConfig['db']): string {
+  const e = error as { code?: string; errno?: number; message?: string };
+  const where = `MariaDB/MySQL at ${config.host}:${config.port} (database ${config.database}, user ${config.user})`;
+  const badDatabase = e.errno === 1049;
+  const denied = e.errno === 1044 || e.errno === 1045;
+  const reason =
+    e.code === 'ECONNREFUSED'
+      ? 'connection refused'
+      : e.code === 'ENOTFOUND' || e.code === 'EAI_AGAIN'
+        ? 'unknown host'
+        : e.code === 'ETIMEDOUT'
+          ? 'no answer'
+          : badDatabase
+            ? 'the database does not exist'
+            : denied
+              ? 'access denied'
+              : (e.message ?? String(error)).split('\n')[0];
+  const setting = badDatabase
+    ? '--repoadmin_db_database / REPO_MAN_DB_DATABASE'
+    : denied
+      ? '--repoadmin_db_username, --repoadmin_db_password / REPO_MAN_DB_USER, REPO_MAN_DB_PASS'
+      : '--repoadmin_db_host, --repoadmin_db_port / REPO_MAN_DB_HOST, REPO_MAN_DB_PORT';
+  return `cannot connect to ${where}: ${reason}; check ${setting}`;
+}

@@ -1,0 +1,135 @@
+// The tokens table: project tokens, by their SHA-256 hash, with the user each one acts as.
+import type { Knex } from 'knex';
+import { AppError } from '../../common/errors.js';
+import type { TokenScope } from '../../common/schemas/tokens.js';
+import type { Role } from '../../common/schemas/users.js';
+import { isUniqueViolation, toDate } from './rows.js';
+
+type Db = Knex | Knex.Transaction;
+
+export interface TokenRow {
+  id: string;
+  userId: string;
+  username: string;
+  projectName: string | null;
+  name: string;
+  scope: TokenScope;
+  createdAt: Date;
+  expiresAt: Date | null;
+  lastUsedAt: Date | null;
+}
+
+/** A token with its user as the database has it now: what a request acts as. */
+export interface TokenWithUser extends TokenRow {
+  role: Role;
+  mustChangePassword: boolean;
+}
+
+const COLUMNS = [
+  't.id',
+  't.user_id',
+  'u.username',
+  'u.project_name',
+  't.name',
+  't.scope',
+  't.created_at',
+  't.expires_at',
+  't.last_used_at',
+];
+
+const nullableDate = (value: unknown) => (value === null || value === undefined ? null : toDate(value));
+
+function toToken(row: Record<string, unknown>): TokenRow {
+  return {
+    id: String(row.id),
+    userId: String(row.user_id),
+    username: String(row.username),
+    projectName: (row.project_name as string | null) ?? null,
+    name: String(row.name),
+    scope: row.scope as TokenScope,
+    createdAt: toDate(row.created_at),
+    expiresAt: nullableDate(row.expires_at),
+    lastUsedAt: nullableDate(row.last_used_at),
+  };
+}
+
+const withUser = (db: Db) => db('tokens as t').join('users as u', 'u.id', 't.user_id');
+
+/** The token of this hash with its user, in one indexed lookup. */
+export async function findTokenByHash(db: Db, tokenHash: string): Promise<TokenWithUser | undefined> {
+  const row = await withUser(db)
+    .select([...COLUMNS, 'u.role', 'u.must_change_password'])
+    .where('t.token_hash', tokenHash)
+    .first();
+  if (!row) return undefined;
+  return { ...toToken(row), role: row.role as Role, mustChangePassword: Boolean(row.must_change_password) };
+}
+
+export async function findTokenById(db: Db, id: string): Promise<TokenRow | undefined> {
+  const row = await withUser(db).select(COLUMNS).where('t.id', id).first();
+  return row ? toToken(row) : undefined;
+}
+
+/** Every token, or one user's, ordered by user name and token name. */
+export async function listTokens(db: Db, filter: { userId?: string } = {}): Promise<TokenRow[]> {
+  const query = withUser(db).select(COLUMNS).orderBy([{ column: 'u.username' }, { column: 't.name' }]);
+  if (filter.userId) query.where('t.user_id', filter.userId);
+  return (await query).map(toToken);
+}
+
+export interface NewToken {
+  id: string;
+  userId: string;
+  name: string;
+  scope: TokenScope;
+  tokenHash: string;
+  createdAt: Date;
+  expiresAt: Date | null;
+}
+
+export async function insertToken(db: Db, token: NewToken): Promise<void> {
+  try {
+    await db('tokens').insert({
+      id: token.id,
+      user_id: token.userId,
+      name: token.name,
+      scope: token.scope,
+      token_hash: token.tokenHash,
+      created_at: token.createdAt,
+      expires_at: token.expiresAt,
+    });
+  } catch (error) {
+    if (isUniqueViolation(error)) {
+      throw new AppError('conflict', `a token named "${token.name}" exists already for this user: revoke it first, or choose another name`, {
+        cause: error,
+      });
+    }
+    throw error;
+  }
+}
+
+/**
+ * Records a use unless one was recorded since `notBefore`. The condition is in the statement, so
+ * that concurrent requests of one token write it once. True when written.
+ */
+export async function touchToken(db: Db, id: string, now: Date, notBefore: Date): Promise<boolean> {
+  const changed = await db('tokens')
+    .where({ id })
+    .andWhere((q) => q.whereNull('last_used_at').orWhere('last_used_at', '<=', notBefore))
+    .update({ last_used_at: now });
+  return Number(changed) > 0;
+}
+
+/** The hashes of a user's tokens (to remember them when the user is deleted). */
+export async function tokenHashesOfUser(db: Db, userId: string): Promise<string[]> {
+  const rows = await db('tokens').select('token_hash').where({ user_id: userId });
+  return rows.map((r: { token_hash: string }) => String(r.token_hash));
+}
+
+/** Deletes a token; returns its hash, or undefined when there was none. */
+export async function deleteToken(db: Knex.Transaction, id: string): Promise<string | undefined> {
+  const row = await db('tokens').select('token_hash').where({ id }).forUpdate().first();
+  if (!row) return undefined;
+  await db('tokens').where({ id }).delete();
+  return String(row.token_hash);
+}

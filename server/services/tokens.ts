@@ -1,0 +1,140 @@
+// Project tokens: made, listed and revoked by their user or an administrator, and turned into the
+// acting user on each request that sends one.
+import { randomUUID } from 'node:crypto';
+import type { Knex } from 'knex';
+import { AppError } from '../../common/errors.js';
+import { formatTimestamp } from '../../common/dates.js';
+import {
+  TOKEN_MAX_LIFETIME_YEARS,
+  type ProjectToken,
+  type ProjectTokenCreateRequest,
+  type ProjectTokenCreated,
+} from '../../common/schemas/tokens.js';
+import { hashProjectToken, newProjectToken } from '../auth/project-tokens.js';
+import { findRevoked, rememberRevoked } from '../db/revoked-tokens.js';
+import {
+  type TokenRow,
+  deleteToken,
+  findTokenByHash,
+  findTokenById,
+  insertToken,
+  listTokens,
+  tokenHashesOfUser,
+  touchToken,
+} from '../db/tokens.js';
+import { findUserById } from '../db/users.js';
+import type { Actor, Services } from './context.js';
+
+/** `lastUsedAt` is written at most this often per token: a busy pipeline does not write on every request. */
+export const LAST_USED_RESOLUTION_MS = 60_000;
+
+const isAdmin = (actor: Actor) => actor.role === 'ROLE_ADMIN';
+
+function toProjectToken(row: TokenRow): ProjectToken {
+  return {
+    id: row.id,
+    name: row.name,
+    scope: row.scope,
+    userId: row.userId,
+    username: row.username,
+    projectName: row.projectName,
+    createdAt: formatTimestamp(row.createdAt),
+    expiresAt: row.expiresAt ? formatTimestamp(row.expiresAt) : null,
+    lastUsedAt: row.lastUsedAt ? formatTimestamp(row.lastUsedAt) : null,
+  };
+}
+
+/** The user whose tokens the actor asks about: itself by default, anyone for administrators. */
+function ownerFor(actor: Actor, userId: string | undefined, what: string): string {
+  if (!userId || userId === actor.userId) return actor.userId;
+  if (!isAdmin(actor)) throw new AppError('forbidden', `only administrators may ${what} the tokens of other users`);
+  return userId;
+}
+
+function checkExpiry(expiresAt: Date | null | undefined, now: Date): Date | null {
+  if (!expiresAt) return null;
+  const latest = new Date(now);
+  latest.setUTCFullYear(latest.getUTCFullYear() + TOKEN_MAX_LIFETIME_YEARS);
+  const problem =
+    expiresAt.getTime() <= now.getTime()
+      ? 'must be in the future'
+      : expiresAt.getTime() > latest.getTime()
+        ? `at most ${TOKEN_MAX_LIFETIME_YEARS} years from now`
+        : undefined;
+  if (problem) throw new AppError('validation', `expiresAt: ${problem}`, { errors: [{ path: 'expiresAt', message: problem }] });
+  return expiresAt;
+}
+
+export async function createProjectToken(s: Services, actor: Actor, request: ProjectTokenCreateRequest): Promise<ProjectTokenCreated> {
+  const userId = ownerFor(actor, request.userId, 'make');
+  const now = s.now();
+  const expiresAt = checkExpiry(request.expiresAt, now);
+  const user = await findUserById(s.db, userId);
+  if (!user) throw new AppError('not_found', `no user with id ${userId}`);
+  const token = newProjectToken();
+  const id = randomUUID();
+  await insertToken(s.db, { id, userId, name: request.name, scope: request.scope, tokenHash: hashProjectToken(token), createdAt: now, expiresAt });
+  return {
+    id,
+    name: request.name,
+    scope: request.scope,
+    token,
+    userId,
+    username: user.username,
+    projectName: user.projectName,
+    createdAt: formatTimestamp(now),
+    expiresAt: expiresAt ? formatTimestamp(expiresAt) : null,
+  };
+}
+
+/** The caller's own tokens; an administrator's call sees everyone's, or one user's with `userId`. */
+export async function listProjectTokens(s: Services, actor: Actor, userId: string | undefined): Promise<ProjectToken[]> {
+  if (isAdmin(actor) && !userId) return (await listTokens(s.db)).map(toProjectToken);
+  const owner = ownerFor(actor, userId, 'list');
+  if (owner !== actor.userId && !(await findUserById(s.db, owner))) throw new AppError('not_found', `no user with id ${owner}`);
+  return (await listTokens(s.db, { userId: owner })).map(toProjectToken);
+}
+
+/** Revokes a token of the caller, or any for an administrator; anyone else's is not found. */
+export async function revokeProjectToken(s: Services, actor: Actor, id: string): Promise<void> {
+  await s.db.transaction(async (trx) => {
+    const token = await findTokenById(trx, id);
+    if (!token || (token.userId !== actor.userId && !isAdmin(actor))) throw new AppError('not_found', `no token with id ${id}`);
+    const hash = await deleteToken(trx, id);
+    if (hash) await rememberRevoked(trx, [hash], 'revoked', s.now());
+  });
+}
+
+/** Before a user is deleted (its tokens go with it, by the foreign key): remembers why they stop working. */
+export async function retireTokensOfUser(trx: Knex.Transaction, userId: string, now: Date): Promise<void> {
+  await rememberRevoked(trx, await tokenHashesOfUser(trx, userId), 'user_deleted', now);
+}
+
+/** The user a project token acts as, within its scope; any problem is a 401 that says which. */
+export async function actorFromProjectToken(s: Services, token: string): Promise<Actor> {
+  const hash = hashProjectToken(token);
+  const found = await findTokenByHash(s.db, hash);
+  if (!found) {
+    const revoked = await findRevoked(s.db, hash);
+    if (revoked?.reason === 'user_deleted') {
+      throw new AppError('unauthorized', 'the project token belonged to a user that was deleted: ask an administrator for a new one');
+    }
+    if (revoked) throw new AppError('unauthorized', `the project token was revoked at ${formatTimestamp(revoked.revokedAt)}: make a new one`);
+    throw new AppError('unauthorized', 'the project token is not known to this server (never made here, or mistyped)');
+  }
+  const now = s.now();
+  if (found.expiresAt && found.expiresAt.getTime() <= now.getTime()) {
+    throw new AppError('unauthorized', `the project token "${found.name}" expired at ${formatTimestamp(found.expiresAt)}: make a new one`);
+  }
+  if (!found.lastUsedAt || now.getTime() - found.lastUsedAt.getTime() >= LAST_USED_RESOLUTION_MS) {
+    await touchToken(s.db, found.id, now, new Date(now.getTime() - LAST_USED_RESOLUTION_MS));
+  }
+  return {
+    userId: found.userId,
+    username: found.username,
+    role: found.role,
+    projectName: found.projectName,
+    mustChangePassword: found.mustChangePassword,
+    projectToken: { id: found.id, name: found.name, scope: found.scope },
+  };
+}
