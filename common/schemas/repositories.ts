@@ -34,8 +34,9 @@ const CreationDateText = z
 const MILLIS_MIN = Date.UTC(CREATION_YEAR_MIN, 0, 1);
 const MILLIS_MAX = Date.UTC(CREATION_YEAR_MAX + 1, 0, 1) - 1;
 /**
- * Epoch milliseconds, what a default Jackson `ObjectMapper` writes for a date (api.md, "Compatibility
- * details"). Handed on in the seed's shape, so everything after validation sees one form.
+ * Epoch milliseconds, what a default Jackson `ObjectMapper` writes for a date (docs/api.md,
+ * "Compatibility details"). Handed on as text in the
+ * usual shape, so everything after validation sees one form.
  */
 const CreationDateMillis = z
   .int()

@@ -158,7 +158,7 @@ describe('messages name the flags typed', () => {
 
   it('a description over 64 KiB is refused before sending, naming the limit and the flag', async () => {
     const home = await freshHome();
-    const file = join(home, 'notes.md');
+    const file = join(home, 'description.txt');
     await writeFile(file, 'x'.repeat(2_600_000));
     const result = await run([...publish, '--version', '1.0.0', '--description-file', file, '--verbose'], { home, env: env() });
     expect(result.code).toBe(1);

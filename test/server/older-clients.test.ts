@@ -1,6 +1,6 @@
-// What the older service's own clients send (api.md, "Compatibility details found with the older
-// clients"): dates as epoch milliseconds (a default Jackson ObjectMapper) and the older page's sort
-// columns. Against PGlite and (when configured) PostgreSQL.
+// What the older service's own clients send (docs/api.md, "Compatibility details"): dates as
+// epoch milliseconds (a default Jackson ObjectMapper) and the older page's sort columns. On every
+// database kind configured.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dbKinds } from '../helpers/db.js';
 import { type TestServer, startTestServer } from '../helpers/server.js';
