@@ -1,8 +1,8 @@
-// config -> database -> migrate -> app -> listen; graceful stop on SIGTERM and SIGINT.
+// config -> listen (503 until ready) -> database -> migrate -> app; graceful stop on SIGTERM and SIGINT.
 import cluster from 'node:cluster';
 import http from 'node:http';
 import type { Io } from '../cli/deps.js';
-import { EXIT_CODE, isAppError } from '../common/errors.js';
+import { AppError, EXIT_CODE, isAppError } from '../common/errors.js';
 import { createApp } from './app.js';
 import { createPasswords } from './auth/passwords.js';
 import { runPrimary } from './cluster.js';
@@ -11,6 +11,7 @@ import { loadConfig } from './config.js';
 import { openDatabase } from './db/connect.js';
 import { createLogger } from './log.js';
 import { collectStartupGarbage, letYoungGenerationGrow } from './memory.js';
+import { errorBody } from './middleware/errors.js';
 import { type Prepared, prepareDatabase } from './setup.js';
 import { DEFAULT_ADMIN_ID } from './services/users.js';
 
@@ -28,34 +29,45 @@ function listen(server: http.Server, port: number): Promise<number> {
   });
 }
 
+/** Answers while the database is being opened: the port is taken before that, so nothing is created when it is not free. */
+function starting(_request: http.IncomingMessage, response: http.ServerResponse): void {
+  const body = JSON.stringify(errorBody(new AppError('unavailable', 'the server is starting; try again in a moment')));
+  response.writeHead(503, { 'content-type': 'application/json; charset=utf-8', 'retry-after': '1' }).end(body);
+}
+
+export interface RunOptions {
+  /** How the person who started the server runs the command line, for the first-start hint. */
+  cli?: string;
+}
+
 /** The start-up lines: the first administrator's password, where the server listens. */
-function announce(io: Io, port: number, description: string, prepared: Prepared): void {
+function announce(io: Io, cli: string, port: number, description: string, prepared: Prepared): void {
   if (prepared.adminMustChangePassword) {
     io.err(
       'first start: created the administrator "admin" with the password "password"; it must be changed before anything else:\n' +
-        `  repoadmin login --username admin && repoadmin user passwd\n` +
+        `  ${cli} login --url http://localhost:${port} --username admin && ${cli} user passwd\n` +
         `  or: PUT /v1/users/${DEFAULT_ADMIN_ID}/password with {"password": "<new password>"}`,
     );
   }
   io.err(`repoadmin server listening on http://localhost:${port}, database: ${description}`);
 }
 
-export async function runServer(args: string[], env: NodeJS.ProcessEnv, io: Io): Promise<number> {
+export async function runServer(args: string[], env: NodeJS.ProcessEnv, io: Io, options: RunOptions = {}): Promise<number> {
   let close: (() => Promise<void>) | undefined;
+  let stopListening: (() => void) | undefined;
   try {
     const config = loadConfig(args, env);
     if (config.db.kind !== 'pglite') letYoungGenerationGrow();
     const log = createLogger(config.logLevel);
     if (cluster.isPrimary) for (const warning of config.warnings) io.err(`warning: ${warning}`);
-    if (config.workers > 1 && cluster.isPrimary) return await runPrimary(config, io, (port, description, ready) => announce(io, port, description, ready));
-    const database = await openDatabase(config.db);
-    close = database.close;
-    for (const warning of database.warnings) io.err(`warning: ${warning}`);
-    const passwords = createPasswords(config.bcryptCost);
-    const prepared = await prepareDatabase(database.db, config, passwords);
-    const app = createApp({ db: database.db, config, log, secret: prepared.secret, passwords });
+    const cli = options.cli ?? 'repoadmin';
+    // --workers: the primary prepares the database and starts the workers, each of which runs this.
+    if (config.workers > 1 && cluster.isPrimary) {
+      return await runPrimary(config, io, (port, description, ready) => announce(io, cli, port, description, ready));
+    }
 
-    const server = createHttpServer(app.callback());
+    let handler: http.RequestListener = starting;
+    const server = createHttpServer((request, response) => handler(request, response));
     // Listen for stop signals before anyone can learn the address and send one.
     const stopSignal = new Promise<string>((resolve) => {
       process.once('SIGTERM', () => resolve('SIGTERM'));
@@ -64,6 +76,7 @@ export async function runServer(args: string[], env: NodeJS.ProcessEnv, io: Io):
     let port: number;
     try {
       port = await listen(server, config.port);
+      stopListening = () => server.close();
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       throw new Error(
@@ -72,9 +85,17 @@ export async function runServer(args: string[], env: NodeJS.ProcessEnv, io: Io):
           : `cannot listen on port ${config.port}: ${(error as Error).message}`,
       );
     }
-    // A worker of --workers: the primary says where the workers listen.
+
+    const database = await openDatabase(config.db);
+    close = database.close;
+    for (const warning of database.warnings) io.err(`warning: ${warning}`);
+    const passwords = createPasswords(config.bcryptCost);
+    const prepared = await prepareDatabase(database.db, config, passwords);
+    handler = createApp({ db: database.db, config, log, secret: prepared.secret, passwords }).callback();
+
     if (config.db.kind === 'pglite') collectStartupGarbage();
-    if (cluster.isPrimary) announce(io, port, database.description, prepared);
+    // A worker of --workers stays quiet: the primary says where the workers listen.
+    if (cluster.isPrimary) announce(io, cli, port, database.description, prepared);
 
     const stopped = await stopSignal;
     io.err(`${stopped}: stopping; finishing requests in flight`);
@@ -99,6 +120,7 @@ export async function runServer(args: string[], env: NodeJS.ProcessEnv, io: Io):
     return 0;
   } catch (error) {
     io.err(`error: ${error instanceof Error ? error.message : String(error)}`);
+    stopListening?.();
     await close?.().catch(() => {});
     return isAppError(error) ? Math.max(EXIT_CODE[error.code], 1) : 1;
   }

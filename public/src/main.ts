@@ -26,6 +26,8 @@ function byId<T extends HTMLElement>(id: string): T {
 }
 
 const form = byId<HTMLFormElement>('filters');
+const filtersToggle = byId<HTMLButtonElement>('filters-toggle');
+const filtersSummary = byId<HTMLElement>('filters-summary');
 const latestBox = byId<HTMLInputElement>('f-latest');
 const clearButton = byId<HTMLButtonElement>('clear');
 const refreshButton = byId<HTMLButtonElement>('refresh');
@@ -87,7 +89,27 @@ function showView(state: ViewState): void {
     else header.removeAttribute('aria-sort');
   }
   const filters = FILTER_FIELDS.map((field) => state.filters[field]).filter(Boolean);
+  filtersSummary.textContent = filterSummary(state);
   document.title = `${filters.length ? `${filters.join(' · ')} – ` : ''}Packages · repoadmin`;
+}
+
+/** What the folded filter card says it holds: `Project delta · Type LIBRARY · latest only`. */
+function filterSummary(state: ViewState): string {
+  const used = FILTER_FIELDS.filter((field) => state.filters[field]).map((field) => {
+    const label = document.querySelector(`label[for="f-${field}"]`)?.textContent ?? field;
+    return `${label} ${state.filters[field]}`;
+  });
+  return [...used, state.latestOnly ? 'latest only' : 'all versions'].join(' · ');
+}
+
+/** Unfolds or folds the filter card (a phone; on a wide screen the card is always shown). */
+function setFiltersOpen(open: boolean): void {
+  form.classList.toggle('open', open);
+  filtersToggle.setAttribute('aria-expanded', String(open));
+}
+
+function filtersFold(): boolean {
+  return getComputedStyle(filtersToggle).display !== 'none';
 }
 
 /** Moves to another view: into the URL (a new history entry unless `replace`), then loads it. */
@@ -332,6 +354,17 @@ async function copy(text: string, feedback: HTMLElement | null): Promise<void> {
 form.addEventListener('submit', (event) => {
   event.preventDefault();
   go(readForm());
+  // On a phone the card folds away again so that the results are on the first screen.
+  if (filtersFold() && form.classList.contains('open')) {
+    setFiltersOpen(false);
+    filtersToggle.focus();
+  }
+});
+
+filtersToggle.addEventListener('click', () => {
+  const open = !form.classList.contains('open');
+  setFiltersOpen(open);
+  if (open) input(FILTER_FIELDS[0]).focus();
 });
 
 clearButton.addEventListener('click', () => {
@@ -384,6 +417,24 @@ rows.addEventListener('keydown', (event) => {
   }
 });
 
+/** Keeps the session the server confirmed and shows the results. */
+function signedIn(confirmed: Session): void {
+  session = confirmed;
+  saveSession(session);
+  showSession();
+  signIn.hidden = true;
+  results.hidden = false;
+  void load();
+}
+
+/** Shows why a sign-in was refused beside its form, and selects what to type again. */
+function refused(error: unknown, message: HTMLElement, retype: HTMLInputElement): void {
+  if (!(error instanceof ApiError)) throw error;
+  message.textContent =
+    error.code === 'unreachable' ? 'The server cannot be reached. Try again when it is back.' : error.message;
+  retype.select();
+}
+
 signInForm.addEventListener('submit', (event) => {
   event.preventDefault();
   const username = byId<HTMLInputElement>('s-username').value.trim();
@@ -393,20 +444,10 @@ signInForm.addEventListener('submit', (event) => {
   signInError.textContent = '';
   generateToken(username, password.value)
     .then((answer) => {
-      session = { token: answer.token, username: answer.username, expiresAt: answer.expiresAt };
-      saveSession(session);
       password.value = '';
-      showSession();
-      signIn.hidden = true;
-      results.hidden = false;
-      void load();
+      signedIn({ token: answer.token, username: answer.username, expiresAt: answer.expiresAt });
     })
-    .catch((error: unknown) => {
-      if (!(error instanceof ApiError)) throw error;
-      signInError.textContent =
-        error.code === 'unreachable' ? 'The server cannot be reached. Try again when it is back.' : error.message;
-      password.select();
-    })
+    .catch((error: unknown) => refused(error, signInError, password))
     .finally(() => {
       if (submit) submit.disabled = false;
     });
@@ -422,20 +463,10 @@ tokenForm.addEventListener('submit', (event) => {
   tokenError.textContent = '';
   whoAmI(token)
     .then((me) => {
-      session = { token, username: me.username, expiresAt: null };
-      saveSession(session);
       input.value = '';
-      showSession();
-      signIn.hidden = true;
-      results.hidden = false;
-      void load();
+      signedIn({ token, username: me.username, expiresAt: null });
     })
-    .catch((error: unknown) => {
-      if (!(error instanceof ApiError)) throw error;
-      tokenError.textContent =
-        error.code === 'unreachable' ? 'The server cannot be reached. Try again when it is back.' : error.message;
-      input.select();
-    })
+    .catch((error: unknown) => refused(error, tokenError, input))
     .finally(() => {
       if (submit) submit.disabled = false;
     });
