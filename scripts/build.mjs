@@ -8,7 +8,7 @@ const pkg = JSON.parse(await readFile(new URL('package.json', root), 'utf8'));
 
 // The CLI's own packages are bundled, so a pipeline step reads a few files instead of resolving
 // hundreds; everything else (the server's packages, native and wasm ones) stays external.
-const BUNDLED = new Set(['commander', 'ky', 'chalk', 'cli-table3', 'conf', '@inquirer/prompts']);
+const BUNDLED = new Set(['commander', 'ky', 'chalk', 'cli-table3', 'conf', '@inquirer/prompts', 'zod']);
 const cliPackagesOnly = {
   name: 'cli-packages-only',
   setup(b) {

@@ -8,7 +8,6 @@ import { createPasswords, type Passwords } from './auth/passwords.js';
 import { tokenSettings } from './auth/tokens.js';
 import type { ServerConfig } from './config.js';
 import { trackOutages } from './db/outage.js';
-import { fastReads } from './fast-reads.js';
 import { createMetrics, metricsEndpoint } from './metrics.js';
 import { accessLog } from './middleware/access-log.js';
 import { errors } from './middleware/errors.js';
@@ -23,6 +22,8 @@ import { repositoryRoutes } from './routes/v1/repositories.js';
 import { tokenRoutes } from './routes/v1/tokens.js';
 import { userRoutes } from './routes/v1/users.js';
 import type { Services } from './services/context.js';
+// Last: the order in which modules load is the order of the schemas in the OpenAPI document.
+import { fastReads } from './fast-reads.js';
 
 export interface AppOptions {
   db: Knex;
