@@ -98,22 +98,45 @@ function inquirerPrompter(io: Io): Prompter {
   };
 }
 
-/**
- * An object whose every method loads `load()` first: the module behind it (ky, conf) is read
- * only when a command calls it, so --version, --help and other commands never pay for it.
- */
-export function deferred<T extends object>(load: () => Promise<T>): T {
+/** Calls `load` once, on first use, and keeps its promise. */
+function once<T>(load: () => Promise<T>): () => Promise<T> {
   let loaded: Promise<T> | undefined;
-  return new Proxy({} as T, {
-    get(_target, key) {
-      if (key === 'then') return undefined;
-      return async (...args: unknown[]) => {
-        const target = await (loaded ??= load());
-        const member = (target as Record<PropertyKey, unknown>)[key];
-        return (member as (...a: unknown[]) => unknown).apply(target, args);
-      };
-    },
-  });
+  return () => (loaded ??= load());
+}
+
+/**
+ * The config store and the API client load their modules (conf, the HTTP client) on the first call
+ * of a method, so --version, --help and the commands that do not use them never pay for them.
+ */
+function lazyConfig(load: () => Promise<ConfigStore>): ConfigStore {
+  const store = once(load);
+  return {
+    path: async () => (await store()).path(),
+    current: async () => (await store()).current(),
+    get: async (url) => (await store()).get(url),
+    save: async (login) => (await store()).save(login),
+    remove: async (url) => (await store()).remove(url),
+  };
+}
+
+function lazyApi(load: () => Promise<Api>): Api {
+  const api = once(load);
+  return {
+    serverUrl: async () => (await api()).serverUrl(),
+    credentials: async () => (await api()).credentials(),
+    generateToken: async (body, url) => (await api()).generateToken(body, url),
+    me: async () => (await api()).me(),
+    meWithToken: async (token, url) => (await api()).meWithToken(token, url),
+    listUsers: async () => (await api()).listUsers(),
+    createUser: async (body) => (await api()).createUser(body),
+    changePassword: async (userId, password) => (await api()).changePassword(userId, password),
+    deleteUser: async (userId) => (await api()).deleteUser(userId),
+    publish: async (record) => (await api()).publish(record),
+    search: async (filters, paging) => (await api()).search(filters, paging),
+    createToken: async (body) => (await api()).createToken(body),
+    listTokens: async (userId) => (await api()).listTokens(userId),
+    revokeToken: async (id) => (await api()).revokeToken(id),
+  };
 }
 
 export function createDeps(): Deps {
@@ -122,8 +145,8 @@ export function createDeps(): Deps {
   const now = () => new Date();
   let prompter: Prompter | undefined;
   const settings: Settings = { ...DEFAULT_SETTINGS };
-  const config = deferred(async () => (await import('./config/store.js')).fileConfig(env));
-  const api = deferred(async () =>
+  const config = lazyConfig(async () => (await import('./config/store.js')).fileConfig(env));
+  const api = lazyApi(async () =>
     (await import('./api/client.js')).createApi({
       settings,
       env,

@@ -34,7 +34,7 @@ export interface AppOptions {
 }
 
 export function createApp(options: AppOptions): Koa {
-  const s: Services = {
+  const services: Services = {
     db: options.db,
     config: options.config,
     log: options.log,
@@ -54,11 +54,11 @@ export function createApp(options: AppOptions): Koa {
   });
   const metrics = options.config.metrics ? createMetrics(options.db) : undefined;
   if (metrics) router.get('/metrics', metricsEndpoint(metrics));
-  healthRoutes(router, s);
-  authenticationRoutes(router, s);
-  userRoutes(router, s);
-  repositoryRoutes(router, s);
-  tokenRoutes(router, s);
+  healthRoutes(router, services);
+  authenticationRoutes(router, services);
+  userRoutes(router, services);
+  repositoryRoutes(router, services);
+  tokenRoutes(router, services);
 
   const app = new Koa({ proxy: options.config.trustProxy });
   app.silent = true;

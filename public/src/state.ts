@@ -13,7 +13,6 @@ const everySortFieldHasAColumn: MissingSortColumn extends never ? true : Missing
 void everySortFieldHasAColumn;
 
 export type SortDirection = 'ASC' | 'DESC';
-export const PAGE_SIZES = [10, 25, 50, 100] as const;
 export const DEFAULT_PAGE_SIZE = 25;
 /** The server's limit (PAGE_SIZE_MAX): the page never asks for more. */
 export const MAX_PAGE_SIZE = 100;

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { AppError } from '../../common/errors.js';
 import type { Role } from '../../common/schemas/users.js';
-import { dialectOf } from './dialects/index.js';
+import { type Db, dialectOf } from './dialects/index.js';
 import { isUniqueViolation, toDate, toNumber } from './rows.js';
 
 export interface UserRow {
@@ -40,8 +40,6 @@ function toUser(row: Record<string, unknown>): UserRow {
     createdAt: toDate(row.created_at),
   };
 }
-
-type Db = Knex | Knex.Transaction;
 
 export async function findUserById(db: Db, userId: string): Promise<UserRow | undefined> {
   const row = await db('users').select(COLUMNS).where({ id: userId }).first();

@@ -1,4 +1,5 @@
-// First middleware: every failure becomes the one error body; only what is safe is shown.
+// The error middleware, inside request id, metrics and access log (which see its answer): every
+// failure becomes the one error body; only what is safe is shown.
 import type { Middleware } from 'koa';
 import type { Logger } from 'pino';
 import { AppError, type ErrorCode, codeForStatus, isAppError } from '../../common/errors.js';

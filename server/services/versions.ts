@@ -14,21 +14,21 @@ import { searchVersions, upsertVersion } from '../db/versions.js';
 import type { Actor, Services } from './context.js';
 
 
-export async function publish(s: Services, actor: Actor, record: VersionRecord): Promise<PublishResult> {
+export async function publish(services: Services, actor: Actor, record: VersionRecord): Promise<PublishResult> {
   if (actor.role !== 'ROLE_ADMIN' && actor.projectName !== record.projectName) {
     throw new AppError(
       'forbidden',
       `user ${actor.username} may publish only to project "${actor.projectName ?? ''}", not "${record.projectName}"`,
     );
   }
-  const { uid, created } = await upsertVersion(s.db, {
+  const { uid, created } = await upsertVersion(services.db, {
     projectName: record.projectName,
     branch: record.branch,
     groupId: record.artifact.groupId,
     artifactId: record.artifact.artifactId,
     version: record.artifact.version,
     repositoryUrl: record.repositoryUrl ? withoutUserInfo(record.repositoryUrl) : null,
-    creationDate: record.creationDate ? parseCreationDate(record.creationDate)! : s.now(),
+    creationDate: record.creationDate ? parseCreationDate(record.creationDate)! : services.now(),
     type: record.type ?? DEFAULT_TYPE,
     latestVersion: record.latestVersion ?? false,
     description: record.description ?? null,
@@ -36,8 +36,8 @@ export async function publish(s: Services, actor: Actor, record: VersionRecord):
   return { _status: true, uid, created };
 }
 
-export async function search(s: Services, filters: SearchFilters, paging: Paging): Promise<SearchResult> {
-  const { items, total } = await searchVersions(s.db, filters, paging);
+export async function search(services: Services, filters: SearchFilters, paging: Paging): Promise<SearchResult> {
+  const { items, total } = await searchVersions(services.db, filters, paging);
   return {
     versionInformation: items,
     page: {

@@ -7,9 +7,9 @@ import { parse } from '../../middleware/validate.js';
 import { generateToken } from '../../services/auth.js';
 import type { Services } from '../../services/context.js';
 
-export function authenticationRoutes(router: Router, s: Services): void {
+export function authenticationRoutes(router: Router, services: Services): void {
   router.post('/v1/authentication/generate-token', async (ctx) => {
     const request = parse(TokenRequest, await readJson(ctx));
-    ctx.body = await generateToken(s, request, clientAddress(ctx, s.config.trustProxy));
+    ctx.body = await generateToken(services, request, clientAddress(ctx, services.config.trustProxy));
   });
 }

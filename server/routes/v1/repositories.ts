@@ -16,11 +16,11 @@ import { parse, parseQuery } from '../../middleware/validate.js';
 import type { Services } from '../../services/context.js';
 import { publish, search } from '../../services/versions.js';
 
-export function repositoryRoutes(router: Router, s: Services): void {
-  const reader = optionalToken(s, () => !s.config.searchPublic);
+export function repositoryRoutes(router: Router, services: Services): void {
+  const reader = optionalToken(services, () => !services.config.searchPublic);
 
-  router.post('/v1/repositories', requireToken(s, { scope: 'publish' }), async (ctx) => {
-    const result = await publish(s, currentActor(ctx), parse(VersionRecord, await readJson(ctx)));
+  router.post('/v1/repositories', requireToken(services, { scope: 'publish' }), async (ctx) => {
+    const result = await publish(services, currentActor(ctx), parse(VersionRecord, await readJson(ctx)));
     ctx.status = result.created ? 201 : 200;
     ctx.body = result;
   });
@@ -28,14 +28,14 @@ export function repositoryRoutes(router: Router, s: Services): void {
   router.post('/v1/repositories/search', reader, async (ctx) => {
     const query = parseQuery(SearchQuery, ctx.query);
     const request = parse(SearchRequest, await readJson(ctx, { optional: true }));
-    ctx.body = await search(s, searchFilters(request), paging(query));
+    ctx.body = await search(services, searchFilters(request), paging(query));
   });
 
   router.get('/v1/repositories/latest', reader, async (ctx) => {
-    ctx.body = await findLatest(s.db, parseQuery(LatestQuery, ctx.query));
+    ctx.body = await findLatest(services.db, parseQuery(LatestQuery, ctx.query));
   });
 
   router.get('/v1/repositories/:uid', reader, async (ctx) => {
-    ctx.body = await findByUid(s.db, parse(UidParams, ctx.params).uid);
+    ctx.body = await findByUid(services.db, parse(UidParams, ctx.params).uid);
   });
 }

@@ -7,21 +7,21 @@ import { parse, parseQuery } from '../../middleware/validate.js';
 import type { Services } from '../../services/context.js';
 import { createProjectToken, listProjectTokens, revokeProjectToken } from '../../services/tokens.js';
 
-export function tokenRoutes(router: Router, s: Services): void {
-  const session = requireToken(s);
+export function tokenRoutes(router: Router, services: Services): void {
+  const session = requireToken(services);
 
   router.post('/v1/tokens', session, async (ctx) => {
-    ctx.body = await createProjectToken(s, currentActor(ctx), parse(ProjectTokenCreateRequest, await readJson(ctx)));
+    ctx.body = await createProjectToken(services, currentActor(ctx), parse(ProjectTokenCreateRequest, await readJson(ctx)));
     ctx.status = 201;
   });
 
   router.get('/v1/tokens', session, async (ctx) => {
     const { userId } = parseQuery(ProjectTokenListQuery, ctx.query);
-    ctx.body = { tokens: await listProjectTokens(s, currentActor(ctx), userId) };
+    ctx.body = { tokens: await listProjectTokens(services, currentActor(ctx), userId) };
   });
 
   router.delete('/v1/tokens/:id', session, async (ctx) => {
-    await revokeProjectToken(s, currentActor(ctx), parse(ProjectTokenIdParams, ctx.params).id);
+    await revokeProjectToken(services, currentActor(ctx), parse(ProjectTokenIdParams, ctx.params).id);
     ctx.status = 204;
   });
 }

@@ -8,36 +8,36 @@ import { parse } from '../../middleware/validate.js';
 import type { Services } from '../../services/context.js';
 import { changePassword, createUser, deleteUser, listUsers, me } from '../../services/users.js';
 
-export function userRoutes(router: Router, s: Services): void {
-  const admin = requireToken(s, { role: 'ROLE_ADMIN' });
+export function userRoutes(router: Router, services: Services): void {
+  const admin = requireToken(services, { role: 'ROLE_ADMIN' });
 
   router.post('/v1/users', userResultOnError(), admin, async (ctx) => {
-    ctx.body = await createUser(s, parse(UserCreateRequest, await readJson(ctx)));
+    ctx.body = await createUser(services, parse(UserCreateRequest, await readJson(ctx)));
     ctx.status = 201;
   });
 
   router.get('/v1/users', admin, async (ctx) => {
-    ctx.body = { users: await listUsers(s) };
+    ctx.body = { users: await listUsers(services) };
   });
 
   // Who am I works while the password must still be changed: it is how a client learns that it must.
-  router.get('/v1/users/me', requireToken(s, { allowWhileMustChange: () => true, scope: 'read' }), async (ctx) => {
+  router.get('/v1/users/me', requireToken(services, { allowWhileMustChange: () => true, scope: 'read' }), async (ctx) => {
     ctx.body = me(currentActor(ctx));
   });
 
   router.put(
     '/v1/users/:userId/password',
     userResultOnError(),
-    requireToken(s, { allowWhileMustChange: (ctx, actor) => ctx.params.userId === actor.userId }),
+    requireToken(services, { allowWhileMustChange: (ctx, actor) => ctx.params.userId === actor.userId }),
     async (ctx) => {
       const { userId } = parse(UserIdParams, ctx.params);
       const { password } = parse(PasswordChangeRequest, await readJson(ctx));
-      ctx.body = await changePassword(s, currentActor(ctx), userId, password);
+      ctx.body = await changePassword(services, currentActor(ctx), userId, password);
     },
   );
 
   router.delete('/v1/users/:userId', admin, async (ctx) => {
-    await deleteUser(s, parse(UserIdParams, ctx.params).userId);
+    await deleteUser(services, parse(UserIdParams, ctx.params).userId);
     ctx.status = 204;
   });
 }
