@@ -31,6 +31,19 @@ describe('main', () => {
     expect(deps.io.stderrText()).toBe('error: the record is not valid\n  type: at most 255 characters\n');
   });
 
+  it("names the server's field errors by the flags that set them", async () => {
+    const errors = [{ path: 'artifact.version', message: 'at most 50 characters' }];
+    const api = fakeApi({
+      publish: async () => {
+        throw new AppError('validation', 'artifact.version: at most 50 characters', { errors });
+      },
+    });
+    const deps = fakeDeps({ api });
+    const code = await main(['node', 'repoadmin', 'publish', '--group', 'g', '--artifact', 'a', '--version', '1'.repeat(60), '--branch', 'b', '--project', 'p'], deps);
+    expect(code).toBe(1);
+    expect(deps.io.stderrText()).toBe('error: --version: at most 50 characters\n');
+  });
+
   it('an unknown --flag=value is named without its value, which may be a password', async () => {
     const deps = fakeDeps();
     const code = await main(['node', 'repoadmin', 'login', '--password=hunter2-secret'], deps);

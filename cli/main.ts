@@ -21,6 +21,9 @@ const GROUPS: Record<string, () => Promise<CommandGroup>> = {
   search: () => import('./commands/search/index.js'),
 };
 
+/** The exit code of a command stopped by Ctrl-C (128 + SIGINT), as a shell reports it. */
+export const EXIT_INTERRUPTED = 130;
+
 /** Global options that take a value, so that their value is not taken for the command's name. */
 const VALUE_OPTIONS = new Set(['--url', '--token']);
 
@@ -60,7 +63,7 @@ export async function main(argv: string[], deps: Deps): Promise<number> {
       '\nExamples:\n' +
         '  repoadmin login --url http://localhost:9090\n' +
         '  repoadmin publish --group com.acme --artifact app --version 1.2.3 --latest\n' +
-        '  V=$(repoadmin search --group com.acme --artifact app --branch main --latest --field version)',
+        '  V=$(repoadmin search --group com.acme --artifact app --branch main \\\n      --latest --field version)',
     )
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride()
@@ -111,8 +114,9 @@ function exitCodeFor(error: unknown, deps: Deps, CommanderError: typeof import('
     return EXIT_CODE[error.code];
   }
   if (error instanceof Error && error.name === 'ExitPromptError') {
+    // Ctrl-C at a prompt: the shell's code for an interrupted command (128 + SIGINT).
     deps.io.err('error: cancelled');
-    return 1;
+    return EXIT_INTERRUPTED;
   }
   const message = error instanceof Error ? error.message : String(error);
   deps.io.err(`error: ${message}`);

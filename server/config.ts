@@ -3,6 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { AppError } from '../common/errors.js';
 import { passwordProblem } from '../common/schemas/users.js';
+import { closest } from '../common/suggest.js';
+import { SETTINGS, type Setting } from './settings.js';
 
 /** `mysql` covers MariaDB and MySQL: one driver (`mysql2`), one dialect. */
 export type DbKind = 'pglite' | 'postgres' | 'mysql';
@@ -39,34 +41,6 @@ export interface ServerConfig {
   warnings: string[];
 }
 
-interface Setting {
-  arg: string;
-  env: string[];
-}
-
-const SETTINGS = {
-  dbKind: { arg: 'repoadmin_db_jdbc', env: ['REPO_MAN_DB_JDBC'] },
-  dbDriver: { arg: 'repoadmin_db_driver', env: ['REPO_MAN_DB_DRIVER'] },
-  dbDriverPath: { arg: 'repoadmin_db_driver_path', env: ['REPO_MAN_DB_DRIVER_PATH'] },
-  dbHost: { arg: 'repoadmin_db_host', env: ['REPO_MAN_DB_HOST'] },
-  dbPort: { arg: 'repoadmin_db_port', env: ['REPO_MAN_DB_PORT'] },
-  dbUser: { arg: 'repoadmin_db_username', env: ['REPO_MAN_DB_USER'] },
-  dbPassword: { arg: 'repoadmin_db_password', env: ['REPO_MAN_DB_PASS'] },
-  dbDatabase: { arg: 'repoadmin_db_database', env: ['REPO_MAN_DB_DATABASE'] },
-  dataDir: { arg: 'repoadmin_data_dir', env: ['REPO_MAN_DATA_DIR'] },
-  dbConnectTimeout: { arg: 'repoadmin_db_connect_timeout', env: ['REPO_MAN_DB_CONNECT_TIMEOUT'] },
-  dbStatementTimeout: { arg: 'repoadmin_db_statement_timeout', env: ['REPO_MAN_DB_STATEMENT_TIMEOUT'] },
-  port: { arg: 'port', env: ['REPO_MAN_PORT', 'PORT'] },
-  jwtSecret: { arg: 'repoadmin_jwt_secret', env: ['REPO_MAN_JWT_SECRET'] },
-  jwtTtl: { arg: 'repoadmin_jwt_ttl', env: ['REPO_MAN_JWT_TTL'] },
-  jwtIssuer: { arg: 'repoadmin_jwt_issuer', env: ['REPO_MAN_JWT_ISSUER'] },
-  adminPassword: { arg: 'repoadmin_admin_password', env: ['REPO_MAN_ADMIN_PASSWORD'] },
-  searchPublic: { arg: 'repoadmin_search_public', env: ['REPO_MAN_SEARCH_PUBLIC'] },
-  bcryptCost: { arg: 'repoadmin_bcrypt_cost', env: ['REPO_MAN_BCRYPT_COST'] },
-  trustProxy: { arg: 'repoadmin_trust_proxy', env: ['REPO_MAN_TRUST_PROXY'] },
-  metrics: { arg: 'repoadmin_metrics', env: ['REPO_MAN_METRICS'] },
-  logLevel: { arg: 'repoadmin_log_level', env: ['REPO_MAN_LOG_LEVEL'] },
-} satisfies Record<string, Setting>;
 
 type SettingName = keyof typeof SETTINGS;
 
@@ -103,7 +77,10 @@ function parseArgs(args: string[]): Map<string, string> {
     const m = /^--([A-Za-z0-9_]+)(?:=(.*))?$/s.exec(arg);
     if (!m) throw usage(`unexpected argument "${arg}": settings look like --repoadmin_db_host VALUE`);
     const name = m[1]!;
-    if (!known.has(name)) throw usage(`unknown setting --${name}; see repoadmin server --help and the README`);
+    if (!known.has(name)) {
+      const close = closest(name, [...known.keys()]);
+      throw usage(`unknown setting --${name}${close ? ` (did you mean --${close}?)` : ''}; see repoadmin server --help`);
+    }
     let value = m[2];
     if (value === undefined) {
       value = args[i + 1];
@@ -133,8 +110,9 @@ export function loadConfig(args: string[], env: NodeJS.ProcessEnv): ServerConfig
     const s: Setting = SETTINGS[name];
     return `--${s.arg} / ${s.env.join(' / ')}`;
   };
-  const str = (name: SettingName, fallback: string) => raw(name)?.value ?? fallback;
-  const int = (name: SettingName, fallback: number, min: number, max: number) => {
+  // Defaults come from SETTINGS, the list `repoadmin server --help` shows, unless computed here.
+  const str = (name: SettingName, fallback: string = SETTINGS[name].default) => raw(name)?.value ?? fallback;
+  const int = (name: SettingName, min: number, max: number, fallback = Number(SETTINGS[name].default)) => {
     const r = raw(name);
     if (!r) return fallback;
     const n = /^\d{1,9}$/.test(r.value) ? Number(r.value) : Number.NaN;
@@ -143,22 +121,22 @@ export function loadConfig(args: string[], env: NodeJS.ProcessEnv): ServerConfig
     }
     return n;
   };
-  const bool = (name: SettingName, fallback: boolean) => {
+  const bool = (name: SettingName) => {
     const r = raw(name);
-    if (!r) return fallback;
+    if (!r) return SETTINGS[name].default === 'true';
     const v = r.value.toLowerCase();
     if (['true', '1', 'yes', 'on'].includes(v)) return true;
     if (['false', '0', 'no', 'off'].includes(v)) return false;
     throw usage(`${r.source} must be true or false, not "${r.value}"`);
   };
 
-  const kindText = str('dbKind', 'pglite').toLowerCase();
+  const kindText = str('dbKind').toLowerCase();
   const kind = KINDS[kindText];
   if (!kind) {
     throw usage(`unsupported database kind "${kindText}" (${label('dbKind')}); supported: ${Object.keys(KINDS).join(', ')}`);
   }
   const driverText = str('dbDriver', DEFAULT_DRIVERS[kind]);
-  const logLevel = str('logLevel', 'info').toLowerCase();
+  const logLevel = str('logLevel').toLowerCase();
   if (!LOG_LEVELS.includes(logLevel)) throw usage(`${label('logLevel')} must be one of ${LOG_LEVELS.join(', ')}`);
 
   const secret = raw('jwtSecret');
@@ -177,27 +155,27 @@ export function loadConfig(args: string[], env: NodeJS.ProcessEnv): ServerConfig
       kind,
       driver: DRIVER_ALIASES[driverText] ?? driverText,
       driverPath: raw('dbDriverPath')?.value,
-      host: str('dbHost', 'localhost'),
-      port: int('dbPort', DEFAULT_PORTS[kind], 1, 65535),
-      user: str('dbUser', 'repoadmin'),
+      host: str('dbHost'),
+      port: int('dbPort', 1, 65535, DEFAULT_PORTS[kind]),
+      user: str('dbUser'),
       // REPO_MAN_DB_PASS set but empty: no password (MariaDB's root on a development machine).
-      password: str('dbPassword', env.REPO_MAN_DB_PASS === '' ? '' : 'repoadmin'),
-      database: str('dbDatabase', 'repoadmin'),
+      password: str('dbPassword', env.REPO_MAN_DB_PASS === '' ? '' : SETTINGS.dbPassword.default),
+      database: str('dbDatabase'),
       dataDir: str('dataDir', path.join(dataHome, 'repoadmin')),
-      connectTimeoutMs: int('dbConnectTimeout', 5, 1, 600) * 1000,
-      statementTimeoutMs: int('dbStatementTimeout', 10, 1, 3600) * 1000,
+      connectTimeoutMs: int('dbConnectTimeout', 1, 600) * 1000,
+      statementTimeoutMs: int('dbStatementTimeout', 1, 3600) * 1000,
     },
-    port: int('port', 9090, 0, 65535),
+    port: int('port', 0, 65535),
     jwt: {
       secret: secret?.value,
-      ttlSeconds: int('jwtTtl', 3600, 1, 366 * 24 * 3600),
-      issuer: str('jwtIssuer', 'repoadmin'),
+      ttlSeconds: int('jwtTtl', 1, 366 * 24 * 3600),
+      issuer: str('jwtIssuer'),
     },
     adminPassword: adminPassword?.value,
-    searchPublic: bool('searchPublic', true),
-    bcryptCost: int('bcryptCost', 12, 4, 31),
-    trustProxy: bool('trustProxy', false),
-    metrics: bool('metrics', true),
+    searchPublic: bool('searchPublic'),
+    bcryptCost: int('bcryptCost', 4, 31),
+    trustProxy: bool('trustProxy'),
+    metrics: bool('metrics'),
     logLevel,
     warnings: SECRETS.filter((name) => argValues.has(SETTINGS[name].arg)).map(
       (name) => `--${SETTINGS[name].arg} is visible to every local user (ps, /proc): set ${SETTINGS[name].env[0]} in the environment instead`,

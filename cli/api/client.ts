@@ -67,7 +67,12 @@ export function createApi(context: ApiContext): Api {
   let url: Promise<string> | undefined;
   const serverUrl = () => (url ??= resolveUrl(context));
   const generateToken = async (body: TokenRequest, at?: string) =>
-    http(at ?? (await serverUrl()))<TokenResponse>({ method: 'POST', path: 'v1/authentication/generate-token', json: body });
+    http(at ?? (await serverUrl()))<TokenResponse>({
+      method: 'POST',
+      path: 'v1/authentication/generate-token',
+      json: body,
+      notFoundMeansWrongServer: true,
+    });
 
   let credentials: Promise<Credentials> | undefined;
   const getCredentials = () =>
@@ -102,15 +107,16 @@ export function createApi(context: ApiContext): Api {
     serverUrl,
     credentials: getCredentials,
     generateToken,
-    me: () => authenticated({ method: 'GET', path: 'v1/users/me', idempotent: true }),
-    meWithToken: (token, at) => http(at)({ method: 'GET', path: 'v1/users/me', token, idempotent: true }),
-    listUsers: () => authenticated({ method: 'GET', path: 'v1/users', idempotent: true }),
-    createUser: (body) => authenticated({ method: 'POST', path: 'v1/users', json: body }),
+    me: () => authenticated({ method: 'GET', path: 'v1/users/me', idempotent: true, notFoundMeansWrongServer: true }),
+    meWithToken: (token, at) => http(at)({ method: 'GET', path: 'v1/users/me', token, idempotent: true, notFoundMeansWrongServer: true }),
+    listUsers: () => authenticated({ method: 'GET', path: 'v1/users', idempotent: true, notFoundMeansWrongServer: true }),
+    createUser: (body) => authenticated({ method: 'POST', path: 'v1/users', json: body, notFoundMeansWrongServer: true }),
     changePassword: (userId, password) =>
       authenticated({ method: 'PUT', path: `v1/users/${encodeURIComponent(userId)}/password`, json: { password } }),
     deleteUser: (userId) => authenticated({ method: 'DELETE', path: `v1/users/${encodeURIComponent(userId)}` }),
     // Idempotent by its coordinates (docs/api.md, "Version records"): a retry replaces the record with the same body.
-    publish: (record) => authenticated({ method: 'POST', path: 'v1/repositories', json: record, idempotent: true }),
+    publish: (record) =>
+      authenticated({ method: 'POST', path: 'v1/repositories', json: record, idempotent: true, notFoundMeansWrongServer: true }),
     search: (filters, paging = {}) =>
       publicCall({
         method: 'POST',
@@ -118,6 +124,8 @@ export function createApi(context: ApiContext): Api {
         json: filters,
         searchParams: { ...paging },
         idempotent: true,
+        // A search finding nothing answers 200 with an empty list, never 404.
+        notFoundMeansWrongServer: true,
       }),
     createToken: (body) => authenticated({ method: 'POST', path: 'v1/tokens', json: body }),
     listTokens: (userId) => authenticated({ method: 'GET', path: 'v1/tokens', searchParams: { userId }, idempotent: true }),

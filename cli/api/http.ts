@@ -28,6 +28,11 @@ export interface HttpRequest {
   token?: string;
   /** Safe to send again: retried on connection errors and 502/503/504. */
   idempotent?: boolean;
+  /**
+   * The route exists on every repoadmin server and names no record, so a 404 cannot mean "not
+   * found": the address is not a repoadmin server's (or has a wrong path). Exit 5, never 3.
+   */
+  notFoundMeansWrongServer?: boolean;
 }
 
 export type Http = <T>(request: HttpRequest) => Promise<T>;
@@ -93,7 +98,9 @@ export function createHttp(options: HttpOptions): Http {
       return (await readJson(response, options.baseUrl)) as T;
     } catch (error) {
       if (error instanceof HTTPError) log?.(`< ${error.response.status} ${request.method} ${request.path} in ${took()}${requestId(error.response)}`);
-      throw await toAppError(error, options.baseUrl, timeout);
+      const failure = await toAppError(error, options.baseUrl, timeout);
+      if (failure.code === 'not_found' && request.notFoundMeansWrongServer) throw wrongServer(`404 (${failure.message})`, options.baseUrl);
+      throw failure;
     }
   };
 }
@@ -145,6 +152,10 @@ const NETWORK_REASONS: Record<string, string> = {
   UND_ERR_SOCKET: 'connection closed',
 };
 
+function wrongServer(answer: string, baseUrl: string): AppError {
+  return new AppError('unreachable', `${baseUrl} answered ${answer}: is this a repoadmin server? Check --url or REPOADMIN_URL (the server's address, e.g. http://localhost:9090)`);
+}
+
 /** Any failure of a call as the AppError that main() turns into an exit code. */
 export async function toAppError(error: unknown, baseUrl: string, timeoutMs: number): Promise<AppError> {
   if (error instanceof AppError) return error;
@@ -179,7 +190,7 @@ export async function fromResponse(response: Response): Promise<AppError> {
   if (response.status === 404) {
     // Our server answers every 404 with its error body: this one is not the registry, and a
     // script must not take it for `search --latest` finding nothing (exit 3).
-    return new AppError('unreachable', `the server answered ${status} (${response.url}): is it a repoadmin server? Check --url or REPOADMIN_URL`);
+    return wrongServer(`${status} for ${response.url}`, new URL(response.url).origin);
   }
   return new AppError(codeForStatus(response.status), `the server answered ${status} (${response.url})`, { retryAfter });
 }

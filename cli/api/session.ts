@@ -22,12 +22,13 @@ export interface Credentials {
 
 const NOT_LOGGED_IN_HINT = 'run repoadmin login, or set REPOADMIN_TOKEN (or REPOADMIN_USERNAME and REPOADMIN_PASSWORD)';
 
-export async function resolveUrl(context: Pick<ApiContext, 'settings' | 'env' | 'config'>): Promise<string> {
-  if (context.settings.url) return normalizeUrl(context.settings.url, '--url');
-  if (context.env.REPOADMIN_URL) return normalizeUrl(context.env.REPOADMIN_URL, 'REPOADMIN_URL');
+export async function resolveUrl(context: Pick<ApiContext, 'settings' | 'env' | 'config' | 'log'>): Promise<string> {
+  if (context.settings.url) return normalizeUrl(context.settings.url, '--url', context.log);
+  if (context.env.REPOADMIN_URL) return normalizeUrl(context.env.REPOADMIN_URL, 'REPOADMIN_URL', context.log);
   const current = await context.config.current();
   if (current) return current.url;
-  throw new AppError('usage', 'no server given: pass --url, set REPOADMIN_URL, or run repoadmin login');
+  // Never logged in, or logged out: a credentials problem (exit 4), not a usage error (cli.md, round 2).
+  throw new AppError('unauthorized', 'not logged in: run repoadmin login --url URL (or give the server with --url or REPOADMIN_URL)');
 }
 
 /** What the token says about itself (not verified: the server does that). */

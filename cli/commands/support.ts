@@ -1,7 +1,8 @@
 // What every command file shares: attaching to the tree, printing a report, values from flags,
 // the environment or a prompt, and confirmations.
 import type { Command } from 'commander';
-import { AppError } from '../../common/errors.js';
+import type { z } from 'zod';
+import { AppError, type FieldError } from '../../common/errors.js';
 import { canPrompt, type Deps } from '../deps.js';
 import { printReport, type Report } from '../output/index.js';
 
@@ -86,4 +87,38 @@ export function wholeNumber(value: string | undefined, flag: string, min = 1, ma
     throw new AppError('usage', `${flag} must be a whole number ${range}, not "${value}"`);
   }
   return n;
+}
+
+/** Names of the fields of a request by what the user typed: `artifact.version` -> `--version`. */
+export type FieldLabels = Record<string, string>;
+
+function rename(errors: FieldError[], labels: FieldLabels): FieldError[] {
+  return errors.map((e) => ({ path: labels[e.path] ?? e.path, message: e.message }));
+}
+
+/**
+ * Checks a request against the schema the server validates it with, before it is sent, so that a
+ * problem names the flag (`--version: at most 100 characters`) rather than the API field.
+ */
+export function checkRequest(schema: z.ZodType, request: unknown, labels: FieldLabels): void {
+  const result = schema.safeParse(request);
+  if (result.success) return;
+  const errors = result.error.issues.map((issue) => ({
+    path: issue.path.map(String).join('.'),
+    message: issue.message.replace(/^Invalid input: /, ''),
+  }));
+  const named = rename(errors, labels);
+  throw new AppError('validation', named.map((e) => (e.path ? `${e.path}: ${e.message}` : e.message)).join('; '), { errors: named });
+}
+
+/** The server's field errors (an older or stricter server) under the names the user typed. */
+export function withFlagNames(error: unknown, labels: FieldLabels): unknown {
+  if (!(error instanceof AppError) || error.code !== 'validation' || !error.details.errors?.length) return error;
+  // The server's message joins its field errors as `path: message`: the same names change there.
+  let message = error.message;
+  for (const { path } of error.details.errors) {
+    const label = labels[path];
+    if (label) message = message.replaceAll(`${path}: `, `${label}: `);
+  }
+  return new AppError('validation', message, { ...error.details, errors: rename(error.details.errors, labels) });
 }

@@ -1,6 +1,6 @@
 // Version records: what a pipeline publishes, how it is searched, what comes back.
 import { z } from 'zod';
-import { parseCreationDate } from '../dates.js';
+import { CREATION_YEAR_MAX, CREATION_YEAR_MIN, formatCreationDate, parseCreationDate } from '../dates.js';
 import { LooseBoolean, NO_NUL, NO_NUL_MESSAGE, Uuid, text } from './common.js';
 import { PROJECT_NAME_MAX } from './users.js';
 
@@ -26,11 +26,32 @@ export const RepositoryUrl = z
   .regex(NO_NUL, NO_NUL_MESSAGE)
   .regex(REPOSITORY_URL, 'must be an http(s), ssh or scp-style git address');
 
-/** A date-time with a numeric offset or Z, e.g. `2019-03-02T20:30:35.420+0000`. */
-export const CreationDate = z
+const CreationDateText = z
   .string()
   .refine((s) => parseCreationDate(s) !== null, 'must be an ISO 8601 date-time with an offset, e.g. 2019-03-02T20:30:35.420+0000')
   .meta({ example: '2019-03-02T20:30:35.420+0000' });
+
+const MILLIS_MIN = Date.UTC(CREATION_YEAR_MIN, 0, 1);
+const MILLIS_MAX = Date.UTC(CREATION_YEAR_MAX + 1, 0, 1) - 1;
+/**
+ * Epoch milliseconds, what a default Jackson `ObjectMapper` writes for a date (docs/api.md,
+ * "Compatibility details"). Handed on as text in the
+ * usual shape, so everything after validation sees one form.
+ */
+const CreationDateMillis = z
+  .int()
+  .min(MILLIS_MIN)
+  .max(MILLIS_MAX)
+  .transform((ms) => formatCreationDate(new Date(ms)))
+  .meta({ description: 'milliseconds since 1970-01-01T00:00:00Z', example: 1551558635420 });
+
+/** A date-time with a numeric offset or Z, e.g. `2019-03-02T20:30:35.420+0000`, or epoch milliseconds. */
+export const CreationDate = z.union([CreationDateText, CreationDateMillis], {
+  error: (issue) =>
+    typeof issue.input === 'number'
+      ? `must be whole milliseconds since 1970-01-01 in the years ${CREATION_YEAR_MIN} to ${CREATION_YEAR_MAX}, or an ISO 8601 date-time with an offset`
+      : 'must be an ISO 8601 date-time with an offset (e.g. 2019-03-02T20:30:35.420+0000) or epoch milliseconds',
+});
 
 export const Artifact = z.object({
   groupId: text(COORDINATE_MAX),
@@ -122,7 +143,18 @@ export function searchFilters(request: SearchRequest): SearchFilters {
   };
 }
 
-export const SORT_FIELDS = ['projectName', 'branch', 'groupId', 'artifactId', 'version', 'creationDate', 'type'] as const;
+/** `repositoryUrl` and `latestVersion` are columns of the older package page, which sorts by them. */
+export const SORT_FIELDS = [
+  'projectName',
+  'branch',
+  'groupId',
+  'artifactId',
+  'version',
+  'creationDate',
+  'type',
+  'repositoryUrl',
+  'latestVersion',
+] as const;
 export type SortField = (typeof SORT_FIELDS)[number];
 const SORT_ALIASES: Record<string, SortField> = {
   'artifact.groupId': 'groupId',

@@ -26,6 +26,8 @@ function byId<T extends HTMLElement>(id: string): T {
 }
 
 const form = byId<HTMLFormElement>('filters');
+const filtersToggle = byId<HTMLButtonElement>('filters-toggle');
+const filtersSummary = byId<HTMLElement>('filters-summary');
 const latestBox = byId<HTMLInputElement>('f-latest');
 const clearButton = byId<HTMLButtonElement>('clear');
 const refreshButton = byId<HTMLButtonElement>('refresh');
@@ -87,7 +89,27 @@ function showView(state: ViewState): void {
     else header.removeAttribute('aria-sort');
   }
   const filters = FILTER_FIELDS.map((field) => state.filters[field]).filter(Boolean);
+  filtersSummary.textContent = filterSummary(state);
   document.title = `${filters.length ? `${filters.join(' · ')} – ` : ''}Packages · repoadmin`;
+}
+
+/** What the folded filter card says it holds: `Project delta · Type LIBRARY · latest only`. */
+function filterSummary(state: ViewState): string {
+  const used = FILTER_FIELDS.filter((field) => state.filters[field]).map((field) => {
+    const label = document.querySelector(`label[for="f-${field}"]`)?.textContent ?? field;
+    return `${label} ${state.filters[field]}`;
+  });
+  return [...used, state.latestOnly ? 'latest only' : 'all versions'].join(' · ');
+}
+
+/** Unfolds or folds the filter card (a phone; on a wide screen the card is always shown). */
+function setFiltersOpen(open: boolean): void {
+  form.classList.toggle('open', open);
+  filtersToggle.setAttribute('aria-expanded', String(open));
+}
+
+function filtersFold(): boolean {
+  return getComputedStyle(filtersToggle).display !== 'none';
 }
 
 /** Moves to another view: into the URL (a new history entry unless `replace`), then loads it. */
@@ -332,6 +354,17 @@ async function copy(text: string, feedback: HTMLElement | null): Promise<void> {
 form.addEventListener('submit', (event) => {
   event.preventDefault();
   go(readForm());
+  // On a phone the card folds away again so that the results are on the first screen.
+  if (filtersFold() && form.classList.contains('open')) {
+    setFiltersOpen(false);
+    filtersToggle.focus();
+  }
+});
+
+filtersToggle.addEventListener('click', () => {
+  const open = !form.classList.contains('open');
+  setFiltersOpen(open);
+  if (open) input(FILTER_FIELDS[0]).focus();
 });
 
 clearButton.addEventListener('click', () => {

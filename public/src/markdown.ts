@@ -52,15 +52,24 @@ export function renderMarkdown(source: string): DocumentFragment {
     RETURN_DOM_FRAGMENT: true,
   });
   for (const image of fragment.querySelectorAll(`img[${BLOCKED_IMAGE}]`)) {
-    const address = image.getAttribute(BLOCKED_IMAGE) ?? '';
-    const link = document.createElement('a');
-    link.textContent = `image: ${image.getAttribute('alt') || address}`;
-    if (/^https?:/i.test(address)) {
-      link.href = address;
-      link.target = '_blank';
-      link.rel = 'noopener noreferrer nofollow';
-    }
-    image.replaceWith(link);
+    image.replaceWith(imageLink(image.getAttribute(BLOCKED_IMAGE) ?? '', image.getAttribute('alt')));
+  }
+  // A same-origin image that cannot be loaded (`<img src=x>`) would show the browser's broken-image
+  // icon: it becomes the same link as a remote image instead.
+  for (const image of fragment.querySelectorAll('img')) {
+    image.addEventListener('error', () => image.replaceWith(imageLink(image.getAttribute('src') ?? '', image.getAttribute('alt'))), { once: true });
   }
   return fragment;
+}
+
+/** `image: <alt or address>`, a link to the image when it is a web address. */
+function imageLink(address: string, alt: string | null): HTMLAnchorElement {
+  const link = document.createElement('a');
+  link.textContent = `image: ${alt || address}`;
+  if (/^https?:/i.test(address) || (address && sameOrigin(address))) {
+    link.href = address;
+    link.target = '_blank';
+    link.rel = 'noopener noreferrer nofollow';
+  }
+  return link;
 }

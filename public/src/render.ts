@@ -20,6 +20,20 @@ export function h(tag: string, attributes: Record<string, string | boolean | und
 
 export const COLUMN_COUNT = 8;
 
+/**
+ * An identifier (`com.acme.payments`, `release/1.x`, a UUID) as text with a line-break chance after
+ * each dot, dash, underscore, slash, colon, at and plus, so that a narrow column wraps it between
+ * its parts rather than inside one. Copying the text gives it back unchanged.
+ */
+export function breakable(text: string): DocumentFragment {
+  const fragment = document.createDocumentFragment();
+  for (const part of text.split(/(?<=[._\-/:@+])/)) {
+    if (fragment.childNodes.length > 0) fragment.append(document.createElement('wbr'));
+    fragment.append(part);
+  }
+  return fragment;
+}
+
 const shortDate = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 const fullDate = new Intl.DateTimeFormat(undefined, { dateStyle: 'full', timeStyle: 'long' });
 
@@ -51,18 +65,18 @@ export function recordRow(record: VersionInformation, expanded: boolean): HTMLEl
     },
     h('span', { class: 'chevron', 'aria-hidden': 'true' }),
   );
-  const version = h('td', { class: 'c-version', 'data-label': 'Version' }, h('span', { class: 'version' }, record.version));
+  const version = h('td', { class: 'c-version', 'data-label': 'Version' }, h('span', { class: 'version' }, breakable(record.version)));
   if (record.latestVersion) version.append(' ', h('span', { class: 'badge', title: 'The latest version of this project, artifact and branch' }, 'latest'));
   return h(
     'tr',
     { class: expanded ? 'record open' : 'record', 'data-uid': record.uid },
     h('td', { class: 'c-toggle' }, toggle),
-    h('td', { class: 'c-project', 'data-label': 'Project' }, record.projectName),
-    h('td', { class: 'c-branch', 'data-label': 'Branch' }, record.branch),
-    h('td', { class: 'c-group', 'data-label': 'Group' }, record.groupId),
-    h('td', { class: 'c-artifact', 'data-label': 'Artifact' }, record.artifactId),
+    h('td', { class: 'c-project', 'data-label': 'Project' }, breakable(record.projectName)),
+    h('td', { class: 'c-branch', 'data-label': 'Branch' }, breakable(record.branch)),
+    h('td', { class: 'c-group', 'data-label': 'Group' }, breakable(record.groupId)),
+    h('td', { class: 'c-artifact', 'data-label': 'Artifact' }, breakable(record.artifactId)),
     version,
-    h('td', { class: 'c-type', 'data-label': 'Type' }, record.type),
+    h('td', { class: 'c-type', 'data-label': 'Type' }, breakable(record.type)),
     h('td', { class: 'c-date', 'data-label': 'Date' }, dateElement(record.creationDate)),
   );
 }
@@ -71,9 +85,9 @@ function repositoryLink(address: string | null): Child {
   if (!address) return h('span', { class: 'muted' }, 'not given');
   // Only web addresses become links; ssh and scp-style git addresses are shown as text.
   if (/^https?:\/\//i.test(address)) {
-    return h('a', { href: address, target: '_blank', rel: 'noopener noreferrer', class: 'repository' }, address);
+    return h('a', { href: address, target: '_blank', rel: 'noopener noreferrer', class: 'repository' }, breakable(address));
   }
-  return h('code', { class: 'repository' }, address);
+  return h('code', { class: 'repository' }, breakable(address));
 }
 
 /**
@@ -91,15 +105,15 @@ export function detailRow(record: VersionInformation): { row: HTMLElement; descr
     'dl',
     { class: 'facts' },
     h('dt', {}, 'Coordinates'),
-    h('dd', { class: 'coordinates' }, h('code', {}, coordinates(record)), ' ', copy, h('span', { class: 'copied', role: 'status' })),
+    h('dd', { class: 'coordinates' }, h('code', {}, breakable(coordinates(record))), ' ', copy, h('span', { class: 'copied', role: 'status' })),
     h('dt', {}, 'Repository'),
     h('dd', {}, repositoryLink(record.repositoryUrl)),
     h('dt', {}, 'Published'),
     h('dd', {}, date ? `${fullDate.format(date)}` : record.creationDate),
     h('dt', {}, 'Project · branch'),
-    h('dd', {}, `${record.projectName} · ${record.branch}`),
+    h('dd', {}, breakable(`${record.projectName} · ${record.branch}`)),
     h('dt', {}, 'UID'),
-    h('dd', {}, h('code', { class: 'uid' }, record.uid)),
+    h('dd', {}, h('code', { class: 'uid' }, breakable(record.uid))),
     h('dd', { class: 'more' }, showAll),
   );
   const row = h(

@@ -44,6 +44,8 @@ const SORT_COLUMNS: Record<SortField, string> = {
   version: 'version_key',
   creationDate: 'creation_date',
   type: 'type',
+  repositoryUrl: 'repository_url',
+  latestVersion: 'latest_version',
 };
 
 export function toVersionInformation(row: Record<string, unknown>): VersionInformation {

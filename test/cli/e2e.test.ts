@@ -91,8 +91,8 @@ describe('login, whoami, token, logout', () => {
     expect(JSON.parse(out.stdout)).toEqual({ url: server.url, username: 'admin' });
     expect(JSON.parse(await readFile(file, 'utf8'))).toEqual({ servers: {} });
     const after = await run(['whoami'], { home });
-    expect(after.code).toBe(2);
-    expect(after.stderr).toContain('no server given');
+    expect(after.code).toBe(4);
+    expect(after.stderr).toContain('error: not logged in: run repoadmin login --url URL');
   });
 
   it('wrong credentials are rejected with exit 4', async () => {
@@ -196,7 +196,7 @@ describe('search and publish', () => {
     const env = { REPOADMIN_URL: server.url, REPOADMIN_TOKEN: shopToken };
     const result = await run(['publish', '--group', 'g', '--artifact', 'a', '--version', '9', '--branch', 'main', '--repository-url', 'not a url'], { home: await freshHome(), env });
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain('repositoryUrl');
+    expect(result.stderr).toBe('error: --repository-url: must be an http(s), ssh or scp-style git address\n');
   });
 });
 

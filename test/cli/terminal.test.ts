@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { assertBuilt, freshHome } from './run.js';
+import { skipping } from '../helpers/skip.js';
 import { inTerminal, tmuxMissing, tmuxPath, type Terminal } from './terminal.js';
 
 let server: TestServer;
@@ -28,8 +29,7 @@ async function terminal(args: string[], extra: Record<string, string> = {}): Pro
   return t;
 }
 
-const missing = tmuxMissing();
-if (missing) console.warn(`terminal tests skipped: ${missing}`);
+const missing = skipping('the terminal tests', tmuxMissing());
 
 describe.skipIf(missing)('first-day administrator flow in a terminal', () => {
   it('login, change the admin password, add, list and delete a user, all prompted', async () => {

@@ -31,6 +31,8 @@ export interface Terminal {
   waitFor(pattern: RegExp, timeoutMs?: number): Promise<string>;
   /** Types text and presses Enter. */
   enter(text: string): Promise<void>;
+  /** Presses one key as tmux names it, e.g. `C-c` for Ctrl-C. */
+  press(key: string): Promise<void>;
   /** Waits for the command to end and returns its exit code. */
   exitCode(): Promise<number>;
   close(): Promise<void>;
@@ -64,6 +66,9 @@ export async function inTerminal(args: string[], env: Record<string, string>): P
     enter: async (text) => {
       if (text) await exec(tmux, ['-L', socket, 'send-keys', '-t', '0', '-l', text]);
       await exec(tmux, ['-L', socket, 'send-keys', '-t', '0', 'Enter']);
+    },
+    press: async (key) => {
+      await exec(tmux, ['-L', socket, 'send-keys', '-t', '0', key]);
     },
     exitCode: async () => Number(/\[exit (\d+)\]/.exec(await waitFor(/\[exit \d+\]/))![1]),
     close: async () => {

@@ -1,5 +1,6 @@
 // A local git repository holding a definition file, for --git tests (file:// addresses).
 import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 
@@ -13,7 +14,8 @@ export function git(dir: string, ...args: string[]): string {
 /** Commits `files` (path -> JSON) on `branch` of the repository at `dir`, creating it if needed. */
 export async function commitFiles(dir: string, branch: string, files: Record<string, unknown>): Promise<void> {
   await mkdir(dir, { recursive: true });
-  git(dir, 'init', '-q', '-b', 'main');
+  // Again on an existing repository, git warns "re-init: ignored --initial-branch" into the test output.
+  if (!existsSync(join(dir, '.git'))) git(dir, 'init', '-q', '-b', 'main');
   if (branch !== 'main') git(dir, 'checkout', '-q', '-B', branch);
   for (const [path, content] of Object.entries(files)) {
     await mkdir(dirname(join(dir, path)), { recursive: true });

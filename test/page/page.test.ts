@@ -8,6 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { toRow } from '../../server/db/versions.js';
 import { PACKAGE_ROOT, PUBLIC_DIR } from '../../server/paths.js';
 import { ADMIN_PASSWORD, type TestServer, startTestServer } from '../helpers/server.js';
+import { skipping } from '../helpers/skip.js';
 import {
   type PageOptions,
   type WatchedPage,
@@ -27,7 +28,7 @@ const PHONE = { viewport: { width: 390, height: 844 }, deviceScaleFactor: 2 };
 const FILTER_INPUTS = ['projectName', 'branch', 'groupId', 'artifactId', 'version', 'type', 'uid'] as const;
 
 const browserState = browserAvailability();
-const skip = !browserState.available && !browserState.required;
+const skip = skipping('the package page tests', !browserState.available && !browserState.required ? browserState.reason : undefined);
 
 /** The filter semantics of docs/api.md, "Filters": exact, `*` as a wildcard. */
 function matches(value: string, filter: string): boolean {

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { PG_URL, pgAvailable } from '../helpers/db.js';
+import { skipping } from '../helpers/skip.js';
 import { ROOT, type ServerProcess, cleanEnv, run, startServerProcess, tempDir } from '../helpers/process.js';
 
 const FAST = { REPO_MAN_BCRYPT_COST: '4', REPO_MAN_LOG_LEVEL: 'warn' };
@@ -81,7 +82,7 @@ describe('the server process', () => {
     expect(lines[0]).toMatch(message);
   });
 
-  it.runIf(pgAvailable())('runs on PostgreSQL from the REPO_MAN_DB_* settings, the argument winning over the variable, the driver from the driver folder', async () => {
+  it.skipIf(skipping('the server process on PostgreSQL', pgAvailable() ? undefined : 'REPOADMIN_TEST_PG_URL is not set'))('runs on PostgreSQL from the REPO_MAN_DB_* settings, the argument winning over the variable, the driver from the driver folder', async () => {
     const url = new URL(PG_URL!);
     // A driver folder whose `pg` is looked up before the bundled one; it leaves a mark when loaded.
     const driverDir = tempDir();

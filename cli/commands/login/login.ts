@@ -21,12 +21,12 @@ export function loginCommand(deps: Deps, run = runLogin): Command {
   return new Command('login')
     .summary('log in to a server and store the token')
     .description(
-      'Log in to a registry server and store the token in the config file (mode 0600).\n' +
-        'The server comes from --url, REPOADMIN_URL or the current login; the user name from\n' +
-        '--username or REPOADMIN_USERNAME; the password from standard input (--password-stdin),\n' +
+      'Log in to a registry server and store the token in the config file (mode 0600). ' +
+        'The server comes from --url, REPOADMIN_URL or the current login; the user name from ' +
+        '--username or REPOADMIN_USERNAME; the password from standard input (--password-stdin), ' +
         'REPOADMIN_PASSWORD, or a prompt on a terminal.',
     )
-    .usage('[--url URL] [--username U] [--password-stdin] | [--url URL] --with-token')
+    .usage('[--url URL] [--username U | --with-token] [options]')
     .option('--username <name>', 'user name (env: REPOADMIN_USERNAME)')
     .option('--password-stdin', 'read the password from standard input')
     .option('--with-token', 'read a token (a project token, rpa_...) from standard input and store it instead')
@@ -35,7 +35,7 @@ export function loginCommand(deps: Deps, run = runLogin): Command {
       example(
         'repoadmin login --url http://localhost:9090 --username admin',
         'printf %s "$PASSWORD" | repoadmin login --username ci --password-stdin',
-        'printf %s "$TOKEN" | repoadmin login --url https://registry.example.com --with-token',
+        'printf %s "$TOKEN" |\n    repoadmin login --url https://registry.example.com --with-token',
       ),
     )
     .action(
@@ -65,6 +65,7 @@ async function loginUrl(deps: LoginDeps): Promise<string> {
       default: current?.url ?? DEFAULT_SERVER,
     }),
     given ? '--url' : 'server',
+    deps.settings.verbose ? (line) => deps.io.err(`verbose: ${line}`) : undefined,
   );
 }
 

@@ -3,10 +3,10 @@ import { readFile } from 'node:fs/promises';
 import { Command } from 'commander';
 import { formatCreationDate, parseCreationDate } from '../../../common/dates.js';
 import { AppError } from '../../../common/errors.js';
-import type { VersionRecord } from '../../../common/schemas/repositories.js';
+import { DESCRIPTION_MAX_BYTES, VersionRecord } from '../../../common/schemas/repositories.js';
 import type { Deps } from '../../deps.js';
 import type { Report } from '../../output/index.js';
-import { action, example } from '../support.js';
+import { action, checkRequest, example, withFlagNames, type FieldLabels } from '../support.js';
 import { withoutUserInfo } from '../../../common/urls.js';
 import { branchFromEnv, repositoryUrlFromEnv } from './environment.js';
 
@@ -29,13 +29,16 @@ export interface PublishOptions {
 export function publishCommand(deps: Deps, run = runPublish): Command {
   return new Command('publish')
     .summary('publish a version record')
+    // One paragraph each: commander wraps them to the terminal's width.
     .description(
-      'Publish a version. Branch, repository address and project come from the build server when not given:\n' +
-        'branch from BRANCH_NAME, GIT_BRANCH, CI_COMMIT_REF_NAME or GITHUB_REF_NAME; address from GIT_URL,\n' +
-        'CI_PROJECT_URL or GITHUB_SERVER_URL/GITHUB_REPOSITORY; project from the logged-in user.\n' +
+      [
+        'Publish a version. Branch, repository address and project come from the build server when not given: ' +
+          'the branch from BRANCH_NAME, GIT_BRANCH, CI_COMMIT_REF_NAME or GITHUB_REF_NAME; the address from GIT_URL, ' +
+          'CI_PROJECT_URL or GITHUB_SERVER_URL/GITHUB_REPOSITORY; the project from the logged-in user.',
         'Publishing the same coordinates again replaces the record. Prints the record uid.',
+      ].join('\n\n'),
     )
-    .usage('--group G --artifact A --version V [--project P] [--branch B] [--repository-url U] [--type T] [--latest] [--date ISO] [--description TEXT | --description-file FILE] [--file record.json]')
+    .usage('--group G --artifact A --version V [options]')
     .option('--group <groupId>', 'group id, e.g. com.acme')
     .option('--artifact <artifactId>', 'artifact id')
     .option('--version <version>', 'version')
@@ -48,7 +51,13 @@ export function publishCommand(deps: Deps, run = runPublish): Command {
     .option('--description <text>', 'description (Markdown)')
     .option('--description-file <file>', 'read the description from a file (- for standard input)')
     .option('--file <record.json>', 'a version record in JSON; flags override its fields')
-    .addHelpText('after', example('repoadmin publish --group com.acme --artifact app --version 1.2.3 --latest', 'REPOADMIN_URL=https://registry.example.com REPOADMIN_TOKEN=$TOKEN BRANCH_NAME=main repoadmin publish --group com.acme --artifact app --version "$VERSION"'))
+    .addHelpText(
+      'after',
+      example(
+        'repoadmin publish --group com.acme --artifact app --version 1.2.3 --latest',
+        'REPOADMIN_URL=https://registry.example.com REPOADMIN_TOKEN=$TOKEN \\\n    BRANCH_NAME=main repoadmin publish --group com.acme --artifact app \\\n    --version "$VERSION"',
+      ),
+    )
     .action(action<PublishOptions, PublishOptions>(deps, (flags) => ({ ...flags, latest: Boolean(flags.latest) }), run));
 }
 
@@ -101,6 +110,9 @@ export async function runPublish(opts: PublishOptions, deps: Pick<Deps, 'io' | '
     throw new AppError('usage', `--date must be an ISO 8601 date-time with an offset, e.g. 2019-03-02T20:30:35.420+0000, not "${opts.date}"`);
   }
   const address = opts.repositoryUrl ?? base.repositoryUrl ?? repositoryUrlFromEnv(deps.env);
+  const labels = fieldLabels(opts, base, deps.env);
+  const text = (await description(opts, deps)) ?? base.description;
+  checkDescriptionSize(text, labels.description!);
   const projectName = opts.project ?? base.projectName ?? (await projectOfUser(deps));
   const record: VersionRecord = {
     ...base,
@@ -112,9 +124,15 @@ export async function runPublish(opts: PublishOptions, deps: Pick<Deps, 'io' | '
     type: opts.type ?? base.type,
     // A record file may say "false" as text, as older clients do; only true marks the latest.
     latestVersion: opts.latest || String(base.latestVersion) === 'true' || undefined,
-    description: (await description(opts, deps)) ?? base.description,
+    description: text,
   };
-  const answer = await deps.api.publish(record);
+  checkRequest(VersionRecord, record, labels);
+  let answer;
+  try {
+    answer = await deps.api.publish(record);
+  } catch (error) {
+    throw withFlagNames(error, labels);
+  }
   const coordinates = `${artifact.groupId}:${artifact.artifactId}:${artifact.version}`;
   const latest = record.latestVersion ? ', marked latest' : '';
   return {
@@ -122,6 +140,43 @@ export async function runPublish(opts: PublishOptions, deps: Pick<Deps, 'io' | '
     lines: [answer.uid],
     notes: [`${answer.created ? 'Created' : 'Updated'} ${coordinates} (project ${projectName}, branch ${branch}${latest}).`],
   };
+}
+
+/** Where each field of the record came from, as the user would name it. */
+function fieldLabels(opts: PublishOptions, base: Partial<VersionRecord>, env: NodeJS.ProcessEnv): FieldLabels {
+  const inFile = (path: string) => (opts.file ? `${path} in ${opts.file}` : path);
+  const from = (flag: string, given: unknown, path: string) => (given !== undefined ? flag : inFile(path));
+  const branchVariable = branchFromEnv(env)?.from;
+  return {
+    projectName: from('--project', opts.project, 'projectName'),
+    branch: opts.branch !== undefined || base.branch !== undefined || !branchVariable ? from('--branch', opts.branch, 'branch') : branchVariable,
+    'artifact.groupId': from('--group', opts.group, 'artifact.groupId'),
+    'artifact.artifactId': from('--artifact', opts.artifact, 'artifact.artifactId'),
+    'artifact.version': from('--version', opts.version, 'artifact.version'),
+    repositoryUrl:
+      opts.repositoryUrl === undefined && base.repositoryUrl === undefined && repositoryUrlFromEnv(env) !== undefined
+        ? 'the repository address (from GIT_URL, CI_PROJECT_URL or GITHUB_SERVER_URL/GITHUB_REPOSITORY)'
+        : from('--repository-url', opts.repositoryUrl, 'repositoryUrl'),
+    creationDate: from('--date', opts.date, 'creationDate'),
+    type: from('--type', opts.type, 'type'),
+    latestVersion: inFile('latestVersion'),
+    description:
+      opts.description !== undefined
+        ? '--description'
+        : opts.descriptionFile !== undefined
+          ? `--description-file ${opts.descriptionFile}`
+          : inFile('description'),
+  };
+}
+
+/** Said before sending: a description far over the limit would otherwise meet the 1 MiB body limit first. */
+function checkDescriptionSize(description: string | undefined, label: string): void {
+  const bytes = description === undefined ? 0 : Buffer.byteLength(description, 'utf8');
+  if (bytes <= DESCRIPTION_MAX_BYTES) return;
+  throw new AppError(
+    'validation',
+    `${label}: the description is ${bytes} bytes; the server takes at most ${DESCRIPTION_MAX_BYTES} bytes (${DESCRIPTION_MAX_BYTES / 1024} KiB). Shorten it, or link to the full text`,
+  );
 }
 
 /** The project of the token's user: known from a login on the fly, else `GET /v1/users/me`. */

@@ -1,17 +1,31 @@
 // `repoadmin search`: finds version records; `--latest --field version` is made for scripts.
 import { Command } from 'commander';
 import { AppError } from '../../../common/errors.js';
-import type { SearchRequest, SearchResult, VersionInformation } from '../../../common/schemas/repositories.js';
+import { SORT_FIELDS, SearchRequest, type SearchResult, type VersionInformation } from '../../../common/schemas/repositories.js';
 import type { SearchPaging } from '../../api/client.js';
 import type { Deps } from '../../deps.js';
 import type { Report } from '../../output/index.js';
-import { action, example, wholeNumber } from '../support.js';
+import { action, checkRequest, example, wholeNumber, withFlagNames } from '../support.js';
 
 /** The fields `--field` can print: those of one record of the answer. */
 export const FIELDS = [
   'uid', 'projectName', 'branch', 'groupId', 'artifactId', 'version', 'repositoryUrl', 'creationDate', 'type', 'latestVersion', 'description',
 ] as const;
 export type Field = (typeof FIELDS)[number];
+
+/** The request's fields and query parameters under the flags that set them. */
+const FLAGS = {
+  groupId: '--group',
+  artifactId: '--artifact',
+  version: '--version',
+  projectName: '--project',
+  branch: '--branch',
+  type: '--type',
+  page: '--page',
+  size: '--size',
+  sortField: '--sort',
+  sortDirection: '--sort',
+};
 
 /** The server's largest page: what `--all` asks for. */
 const ALL_PAGE_SIZE = 100;
@@ -74,12 +88,13 @@ export function parseSearchFlags(flags: SearchFlags): SearchOptions {
 export function searchCommand(deps: Deps, run = runSearch): Command {
   return new Command('search')
     .summary('find published versions')
+    // One paragraph: commander wraps it to the terminal's width.
     .description(
-      'Find version records. Filters match exactly; * is a wildcard (com.acme.*). --latest keeps the latest\n' +
-        'record of each project and branch and fails (exit 3) when there is none. --field prints one field per\n' +
+      'Find version records. Filters match exactly; * is a wildcard (com.acme.*). --latest keeps the latest ' +
+        'record of each project and branch and fails (exit 3) when there is none. --field prints one field per ' +
         'match, for scripts.',
     )
-    .usage('[--group G] [--artifact A] [--version V] [--project P] [--branch B] [--type T] [--latest] [--page N] [--size N] [--sort field[:asc|desc]] [--all] [--field NAME]')
+    .usage('[--group G] [--artifact A] [--latest] [options]')
     .option('--group <groupId>', 'group id')
     .option('--artifact <artifactId>', 'artifact id')
     .option('--version <version>', 'version')
@@ -89,10 +104,16 @@ export function searchCommand(deps: Deps, run = runSearch): Command {
     .option('--latest', 'only latest versions; no match is an error (exit 3)')
     .option('--page <n>', 'page, from 1')
     .option('--size <n>', 'records per page (1 to 100, default 10)')
-    .option('--sort <field[:dir]>', 'sort by projectName, branch, groupId, artifactId, version, creationDate or type')
+    .option('--sort <field[:dir]>', `sort by ${SORT_FIELDS.join(', ')}`)
     .option('--all', 'every page')
     .option('--field <name>', `print only this field, one line per match (${FIELDS.join(', ')})`)
-    .addHelpText('after', example('V=$(repoadmin search --group com.acme --artifact app --branch main --latest --field version)', 'repoadmin search --group "com.acme.*" --sort version:desc --size 20'))
+    .addHelpText(
+      'after',
+      example(
+        'V=$(repoadmin search --group com.acme --artifact app --branch main \\\n    --latest --field version)',
+        'repoadmin search --group "com.acme.*" --sort version:desc --size 20',
+      ),
+    )
     .action(action<SearchFlags, SearchOptions>(deps, parseSearchFlags, run));
 }
 
@@ -120,7 +141,13 @@ async function everyPage(opts: SearchOptions, deps: Pick<Deps, 'io' | 'api' | 's
 
 export async function runSearch(opts: SearchOptions, deps: Pick<Deps, 'io' | 'api' | 'settings'>): Promise<Report> {
   if (opts.field && deps.settings.json) throw new AppError('usage', 'pass either --field or --json, not both');
-  const answer = opts.all ? await everyPage(opts, deps) : await deps.api.search(opts.filters, opts.paging);
+  checkRequest(SearchRequest, opts.filters, FLAGS);
+  let answer: SearchResult;
+  try {
+    answer = opts.all ? await everyPage(opts, deps) : await deps.api.search(opts.filters, opts.paging);
+  } catch (error) {
+    throw withFlagNames(error, FLAGS);
+  }
   const records = answer.versionInformation;
   if (opts.latest && records.length === 0) {
     throw new AppError('nothing_found', `no latest version matches ${describe(opts.filters)}`);

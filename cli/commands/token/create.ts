@@ -30,7 +30,7 @@ export function tokenCreateCommand(deps: Deps, run = runTokenCreate): Command {
         'default) or read (search only). Administrators make tokens for any user with\n' +
         '--user; the token acts as that user.',
     )
-    .usage('--name NAME [--scope publish|read] [--user USERNAME] [--expires DATE | --expires-in-days N]')
+    .usage('--name NAME [--scope publish|read] [options]')
     .requiredOption('--name <name>', 'a name unique for the user, e.g. the pipeline')
     .option('--scope <scope>', 'publish or read', 'publish')
     .option('--user <username>', 'the token\'s user (administrators; default: yourself)')

@@ -15,7 +15,7 @@ export function tokenListCommand(deps: Deps, run = runTokenList): Command {
     .description('List project tokens: your own, or everyone\'s for an administrator; --user for one user\'s.')
     .usage('[--user USERNAME] [--json]')
     .option('--user <username>', 'only this user\'s tokens')
-    .addHelpText('after', example('repoadmin token list --user shop-ci', 'repoadmin token list --json | jq -r \'.tokens[] | select(.lastUsedAt == null) | .id\''))
+    .addHelpText('after', example('repoadmin token list --user shop-ci', 'repoadmin token list --json |\n    jq -r \'.tokens[] | select(.lastUsedAt == null) | .id\''))
     .action(action<{ user?: string }, TokenListOptions>(deps, (flags) => ({ user: flags.user }), run));
 }
 

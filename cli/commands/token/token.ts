@@ -10,16 +10,16 @@ export function tokenCommand(deps: Deps, run = runToken): Command {
   return new Command('token')
     .summary('print the current token (for curl); create, list and revoke project tokens')
     .description(
-      'Without a subcommand: print the token this CLI would send: --token,\n' +
-        'REPOADMIN_TOKEN, a login with REPOADMIN_USERNAME and REPOADMIN_PASSWORD,\n' +
-        'or the stored login. create, list and revoke manage long-lived project\n' +
+      'Without a subcommand: print the token this CLI would send: --token, ' +
+        'REPOADMIN_TOKEN, a login with REPOADMIN_USERNAME and REPOADMIN_PASSWORD, ' +
+        'or the stored login. create, list and revoke manage long-lived project ' +
         'tokens for pipelines (repoadmin token create --help).',
     )
     .usage('[create|list|revoke] [options]')
     .addHelpText(
       'after',
       example(
-        'curl -H "Authorization: Bearer $(repoadmin token)" http://localhost:9090/v1/users/me',
+        'curl -H "Authorization: Bearer $(repoadmin token)" \\\n    http://localhost:9090/v1/users/me',
         'TOKEN=$(repoadmin token create --name ci --user shop-ci)',
       ),
     )

@@ -24,13 +24,13 @@ export function parseRole(value: string): Role {
 export function userAddCommand(deps: Deps, run = runUserAdd): Command {
   return new Command('add')
     .summary('create a user (administrators only)')
-    .description('Create a user of a project. The password comes from standard input (--password-stdin)\nor, on a terminal, from a prompt.')
-    .usage('<username> --project P --role admin|user [--password-stdin]')
+    .description('Create a user of a project. The password comes from standard input (--password-stdin) or, on a terminal, from a prompt.')
+    .usage('<username> --project P --role admin|user [options]')
     .argument('<username>', 'the new user name')
     .option('--project <name>', 'the project the user publishes for')
     .option('--role <role>', 'admin or user')
     .option('--password-stdin', 'read the password from standard input')
-    .addHelpText('after', example('printf %s "$NEW_PASSWORD" | repoadmin user add ci-shop --project shop --role user --password-stdin'))
+    .addHelpText('after', example('printf %s "$NEW_PASSWORD" |\n    repoadmin user add shop-ci --project shop --role user --password-stdin'))
     .action(
       action<{ project?: string; role?: string; passwordStdin?: boolean }, UserAddOptions>(
         deps,

@@ -18,7 +18,7 @@ export function userDeleteCommand(deps: Deps, run = runUserDelete): Command {
     .usage('<username|userId> [--yes]')
     .argument('<user>', 'user name or userId')
     .option('--yes', 'do not ask for confirmation')
-    .addHelpText('after', example('repoadmin user delete ci-shop', 'repoadmin user delete ci-shop --yes'))
+    .addHelpText('after', example('repoadmin user delete shop-ci', 'repoadmin user delete shop-ci --yes'))
     .action(action<{ yes?: boolean }, UserDeleteOptions>(deps, (flags, [user]) => ({ user: user!, yes: Boolean(flags.yes) }), run));
 }
 

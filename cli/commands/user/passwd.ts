@@ -15,13 +15,13 @@ export function userPasswdCommand(deps: Deps, run = runUserPasswd): Command {
   return new Command('passwd')
     .summary("change a password (one's own when no user is given)")
     .description(
-      "Change a password. Without a user, changes one's own and logs in again with the new password\n" +
+      "Change a password. Without a user, changes one's own and logs in again with the new password " +
         '(the server revokes the old token). Administrators may change anyone\'s.',
     )
     .usage('[<username|userId>] [--password-stdin]')
     .argument('[user]', 'user name or userId')
     .option('--password-stdin', 'read the new password from standard input')
-    .addHelpText('after', example('repoadmin user passwd', 'printf %s "$NEW_PASSWORD" | repoadmin user passwd ci-shop --password-stdin'))
+    .addHelpText('after', example('repoadmin user passwd', 'printf %s "$NEW_PASSWORD" | repoadmin user passwd shop-ci --password-stdin'))
     .action(
       action<{ passwordStdin?: boolean }, UserPasswdOptions>(
         deps,

@@ -1,0 +1,36 @@
+// The server's settings as data: argument, variables, meaning and default. config.ts reads them;
+// `repoadmin server --help` lists them, so this module imports nothing.
+
+export interface Setting {
+  arg: string;
+  env: string[];
+  /** What it sets, for `repoadmin server --help`. */
+  about: string;
+  /** The default as `repoadmin server --help` shows it. */
+  default: string;
+}
+
+/** Every server setting: its argument, variables and default. `repoadmin server --help` lists these. */
+export const SETTINGS = {
+  dbKind: { arg: 'repoadmin_db_jdbc', env: ['REPO_MAN_DB_JDBC'], about: 'database kind: pglite (embedded), postgres, postgresql, mariadb or mysql', default: 'pglite' },
+  dbDriver: { arg: 'repoadmin_db_driver', env: ['REPO_MAN_DB_DRIVER'], about: 'driver module of that kind', default: 'pg for postgres, mysql2 for mariadb and mysql' },
+  dbDriverPath: { arg: 'repoadmin_db_driver_path', env: ['REPO_MAN_DB_DRIVER_PATH'], about: 'a folder with driver modules, searched first', default: 'none' },
+  dbHost: { arg: 'repoadmin_db_host', env: ['REPO_MAN_DB_HOST'], about: 'database host or IP', default: 'localhost' },
+  dbPort: { arg: 'repoadmin_db_port', env: ['REPO_MAN_DB_PORT'], about: 'database port', default: '5432; 3306 for mariadb and mysql' },
+  dbUser: { arg: 'repoadmin_db_username', env: ['REPO_MAN_DB_USER'], about: 'database user name', default: 'repoadmin' },
+  dbPassword: { arg: 'repoadmin_db_password', env: ['REPO_MAN_DB_PASS'], about: 'database password (set but empty: none)', default: 'repoadmin' },
+  dbDatabase: { arg: 'repoadmin_db_database', env: ['REPO_MAN_DB_DATABASE'], about: 'database name', default: 'repoadmin' },
+  dbConnectTimeout: { arg: 'repoadmin_db_connect_timeout', env: ['REPO_MAN_DB_CONNECT_TIMEOUT'], about: 'seconds to connect to the database (and to wait for a pooled connection), 1 to 600', default: '5' },
+  dbStatementTimeout: { arg: 'repoadmin_db_statement_timeout', env: ['REPO_MAN_DB_STATEMENT_TIMEOUT'], about: 'seconds a statement may run, 1 to 3600', default: '10' },
+  dataDir: { arg: 'repoadmin_data_dir', env: ['REPO_MAN_DATA_DIR'], about: 'folder of the embedded database', default: '$XDG_DATA_HOME/repoadmin, else ~/.local/share/repoadmin' },
+  port: { arg: 'port', env: ['REPO_MAN_PORT', 'PORT'], about: 'port to listen on (0: any free one)', default: '9090' },
+  jwtSecret: { arg: 'repoadmin_jwt_secret', env: ['REPO_MAN_JWT_SECRET'], about: 'token signing secret, at least 32 bytes', default: 'made on first start and kept in the database' },
+  jwtTtl: { arg: 'repoadmin_jwt_ttl', env: ['REPO_MAN_JWT_TTL'], about: 'token lifetime in seconds', default: '3600' },
+  jwtIssuer: { arg: 'repoadmin_jwt_issuer', env: ['REPO_MAN_JWT_ISSUER'], about: 'token issuer', default: 'repoadmin' },
+  adminPassword: { arg: 'repoadmin_admin_password', env: ['REPO_MAN_ADMIN_PASSWORD'], about: 'first password of admin, on first start only', default: 'password, which must then be changed' },
+  searchPublic: { arg: 'repoadmin_search_public', env: ['REPO_MAN_SEARCH_PUBLIC'], about: 'search without a token', default: 'true' },
+  bcryptCost: { arg: 'repoadmin_bcrypt_cost', env: ['REPO_MAN_BCRYPT_COST'], about: 'password hashing cost, 4 to 31', default: '12' },
+  trustProxy: { arg: 'repoadmin_trust_proxy', env: ['REPO_MAN_TRUST_PROXY'], about: 'take the client address from X-Forwarded-For', default: 'false' },
+  metrics: { arg: 'repoadmin_metrics', env: ['REPO_MAN_METRICS'], about: 'serve /metrics', default: 'true' },
+  logLevel: { arg: 'repoadmin_log_level', env: ['REPO_MAN_LOG_LEVEL'], about: 'fatal, error, warn, info, debug, trace or silent', default: 'info' },
+} satisfies Record<string, Setting>;

@@ -1,0 +1,45 @@
+// The README's "First steps with the command line", run as written (through the built launcher)
+// against a server on its first start, from an empty HOME.
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN, ROOT, cleanEnv } from '../helpers/process.js';
+import { type TestServer, startTestServer } from '../helpers/server.js';
+import { assertBuilt, freshHome } from './run.js';
+
+const exec = promisify(execFile);
+
+function cliBlock(): string {
+  const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+  const section = readme.split('### First steps with the command line')[1];
+  const block = section && /```sh\n([\s\S]*?)```/.exec(section)?.[1];
+  if (!block) throw new Error('README.md has no sh block under "First steps with the command line"');
+  return block;
+}
+
+describe('README, first steps with the command line', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    assertBuilt();
+    server = await startTestServer({ mustChangeAdminPassword: true });
+  });
+  afterAll(() => server?.close());
+
+  it('works as written, from nothing to a published and found version', async () => {
+    const block = cliBlock();
+    expect(block).toContain('http://localhost:9090');
+    // `npx repoadmin` in a checkout runs the package's own launcher: here, the built one.
+    const npx = `npx() { if [ "$1" = repoadmin ]; then shift; node ${JSON.stringify(BIN)} "$@"; else return 127; fi; }\n`;
+    const script = npx + block.replaceAll('http://localhost:9090', server.url);
+    const home = await freshHome();
+    const { stdout } = await exec('bash', ['-euo', 'pipefail', '-c', script], { cwd: ROOT, env: cleanEnv({ HOME: home }) });
+    // user add prints the new userId, publish the record's uid, search the version.
+    expect(stdout.split('\n').filter(Boolean)).toEqual([expect.any(String), expect.any(String), '1.4.0']);
+    expect(await server.db('users').where({ username: 'shop-ci' }).first()).toMatchObject({ project_name: 'shop', role: 'ROLE_USER' });
+    expect(await server.db('users').where({ username: 'admin' }).first()).toMatchObject({ must_change_password: false });
+    const row = await server.db('versions').where({ artifact_id: 'shop-api' }).first();
+    expect(row).toMatchObject({ project_name: 'shop', branch: 'main', version: '1.4.0', latest_version: true });
+  });
+});
