@@ -1,22 +1,9 @@
 // What commands get from the outside world. Built lazily: a command pays only for what it uses.
-import type { Readable, Writable } from 'node:stream';
 import type { Api } from './api/client.js';
 import type { ConfigStore } from './config/store.js';
+import type { Io } from '../common/io.js';
 
-export interface Io {
-  /** Results: data for pipes and people. */
-  out(text: string): void;
-  /** Everything else: progress, warnings, confirmations. */
-  err(text: string): void;
-  /** All of standard input (for --password-stdin and friends). */
-  readStdin(): Promise<string>;
-  stdin: Readable;
-  stdout: Writable;
-  stderr: Writable;
-  stdinIsTTY: boolean;
-  stdoutIsTTY: boolean;
-  stderrIsTTY: boolean;
-}
+export type { Io } from '../common/io.js';
 
 export interface Prompter {
   input(message: string, options?: { default?: string }): Promise<string>;

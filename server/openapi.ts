@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { stringify } from 'yaml';
 import '../common/schemas/index.js';
 import { PAGE_SIZE_MAX, SORT_FIELDS } from '../common/schemas/repositories.js';
-import { VERSION } from '../cli/version.js';
+import { VERSION } from '../common/version.js';
 
 const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` });
 const json = (id: string) => ({ content: { 'application/json': { schema: ref(id) } } });
