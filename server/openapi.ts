@@ -214,6 +214,9 @@ export function openApiDocument(): Record<string, unknown> {
     uri: (id) => `#/components/schemas/${id}`,
   }) as { schemas: Record<string, Record<string, unknown>> };
   for (const schema of Object.values(schemas)) delete schema.$schema;
+  // In name order: the registry holds them in the order their modules were first imported, which
+  // differs between the server and `npm run openapi`.
+  const sorted = Object.fromEntries(Object.entries(schemas).sort(([a], [b]) => (a < b ? -1 : 1)));
   cached = {
     openapi: '3.1.0',
     info: {
@@ -232,7 +235,7 @@ export function openApiDocument(): Record<string, unknown> {
           description: 'A session token (JWT) from generate-token, or a project token (rpa_...) from POST /v1/tokens within its scope',
         },
       },
-      schemas,
+      schemas: sorted,
     },
   };
   return cached;
