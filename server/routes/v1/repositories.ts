@@ -1,20 +1,11 @@
 // The repository routes: publish, search, latest, one record.
 import type { Router } from '@koa/router';
-import {
-  LatestQuery,
-  SearchQuery,
-  SearchRequest,
-  UidParams,
-  VersionRecord,
-  paging,
-  searchFilters,
-} from '../../../common/schemas/repositories.js';
-import { findByUid, findLatest } from '../../db/versions.js';
+import { LatestQuery, SearchFiltersBody, SearchPaging, UidParams, VersionRecord } from '../../../common/schemas/repositories.js';
 import { currentActor, optionalToken, requireToken } from '../../middleware/auth.js';
 import { readJson } from '../../middleware/body.js';
 import { parse, parseQuery } from '../../middleware/validate.js';
 import type { Services } from '../../services/context.js';
-import { publish, search } from '../../services/versions.js';
+import { byUid, latest, publish, search } from '../../services/versions.js';
 
 export function repositoryRoutes(router: Router, services: Services): void {
   const reader = optionalToken(services, () => !services.config.searchPublic);
@@ -26,16 +17,16 @@ export function repositoryRoutes(router: Router, services: Services): void {
   });
 
   router.post('/v1/repositories/search', reader, async (ctx) => {
-    const query = parseQuery(SearchQuery, ctx.query);
-    const request = parse(SearchRequest, await readJson(ctx, { optional: true }));
-    ctx.body = await search(services, searchFilters(request), paging(query));
+    const paging = parseQuery(SearchPaging, ctx.query);
+    const filters = parse(SearchFiltersBody, await readJson(ctx, { optional: true }));
+    ctx.body = await search(services, filters, paging);
   });
 
   router.get('/v1/repositories/latest', reader, async (ctx) => {
-    ctx.body = await findLatest(services.db, parseQuery(LatestQuery, ctx.query));
+    ctx.body = await latest(services, parseQuery(LatestQuery, ctx.query));
   });
 
   router.get('/v1/repositories/:uid', reader, async (ctx) => {
-    ctx.body = await findByUid(services.db, parse(UidParams, ctx.params).uid);
+    ctx.body = await byUid(services, parse(UidParams, ctx.params).uid);
   });
 }
