@@ -417,6 +417,24 @@ rows.addEventListener('keydown', (event) => {
   }
 });
 
+/** Keeps the session the server confirmed and shows the results. */
+function signedIn(confirmed: Session): void {
+  session = confirmed;
+  saveSession(session);
+  showSession();
+  signIn.hidden = true;
+  results.hidden = false;
+  void load();
+}
+
+/** Shows why a sign-in was refused beside its form, and selects what to type again. */
+function refused(error: unknown, message: HTMLElement, retype: HTMLInputElement): void {
+  if (!(error instanceof ApiError)) throw error;
+  message.textContent =
+    error.code === 'unreachable' ? 'The server cannot be reached. Try again when it is back.' : error.message;
+  retype.select();
+}
+
 signInForm.addEventListener('submit', (event) => {
   event.preventDefault();
   const username = byId<HTMLInputElement>('s-username').value.trim();
@@ -426,20 +444,10 @@ signInForm.addEventListener('submit', (event) => {
   signInError.textContent = '';
   generateToken(username, password.value)
     .then((answer) => {
-      session = { token: answer.token, username: answer.username, expiresAt: answer.expiresAt };
-      saveSession(session);
       password.value = '';
-      showSession();
-      signIn.hidden = true;
-      results.hidden = false;
-      void load();
+      signedIn({ token: answer.token, username: answer.username, expiresAt: answer.expiresAt });
     })
-    .catch((error: unknown) => {
-      if (!(error instanceof ApiError)) throw error;
-      signInError.textContent =
-        error.code === 'unreachable' ? 'The server cannot be reached. Try again when it is back.' : error.message;
-      password.select();
-    })
+    .catch((error: unknown) => refused(error, signInError, password))
     .finally(() => {
       if (submit) submit.disabled = false;
     });
@@ -455,20 +463,10 @@ tokenForm.addEventListener('submit', (event) => {
   tokenError.textContent = '';
   whoAmI(token)
     .then((me) => {
-      session = { token, username: me.username, expiresAt: null };
-      saveSession(session);
       input.value = '';
-      showSession();
-      signIn.hidden = true;
-      results.hidden = false;
-      void load();
+      signedIn({ token, username: me.username, expiresAt: null });
     })
-    .catch((error: unknown) => {
-      if (!(error instanceof ApiError)) throw error;
-      tokenError.textContent =
-        error.code === 'unreachable' ? 'The server cannot be reached. Try again when it is back.' : error.message;
-      input.select();
-    })
+    .catch((error: unknown) => refused(error, tokenError, input))
     .finally(() => {
       if (submit) submit.disabled = false;
     });

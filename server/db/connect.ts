@@ -8,8 +8,7 @@ import knexFactory, { type Knex } from 'knex';
 import { AppError } from '../../common/errors.js';
 import type { ServerConfig } from '../config.js';
 import { describeMysqlConnectionError, mysqlKnex, serverName } from './dialects/mysql.js';
-import { CLIENT_TIMEOUT } from './dialects/postgres.js';
-import { within } from './faults.js';
+import { CLIENT_TIMEOUT, within } from './client-timeout.js';
 import { lockDataDir } from './lock.js';
 import { MIGRATION_CONFIG } from './migrations/index.js';
 
@@ -231,7 +230,7 @@ export async function openDatabase(config: ServerConfig['db']): Promise<Database
 }
 
 async function openMysql(config: ServerConfig['db']): Promise<Database> {
-  const db = mysqlKnex(config, loadDriver(config.driver, config.driverPath));
+  const db = mysqlKnex(config, loadDriver(config.driver, config.driverPath), QUIET);
   let name: string;
   try {
     name = await serverName(db);

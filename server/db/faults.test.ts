@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CLIENT_TIMEOUT } from './dialects/postgres.js';
+import { CLIENT_TIMEOUT } from './client-timeout.js';
 import { isDatabaseUnavailable, isRetryable, retryConflicts } from './faults.js';
 
 describe('isDatabaseUnavailable', () => {

@@ -41,20 +41,3 @@ export async function retryConflicts<T>(work: () => Promise<T>): Promise<T> {
     }
   }
 }
-
-/** `promise`, or a rejection with `error` after `ms` (the promise is left to settle on its own). */
-export function within<T>(promise: Promise<T>, ms: number, error: () => Error): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => reject(error()), ms);
-    promise.then(
-      (value) => {
-        clearTimeout(timer);
-        resolve(value);
-      },
-      (reason: unknown) => {
-        clearTimeout(timer);
-        reject(reason);
-      },
-    );
-  });
-}

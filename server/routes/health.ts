@@ -1,7 +1,7 @@
 // /health: the process is up. /health/ready: the database answers too.
 import type { Router } from '@koa/router';
 import { AppError } from '../../common/errors.js';
-import { within } from '../db/faults.js';
+import { within } from '../db/client-timeout.js';
 import type { Services } from '../services/context.js';
 
 /** Readiness answers within 3 s (api.md, Faults), whatever the database's own timeouts. */

@@ -1,11 +1,11 @@
-// A failing PostgreSQL, for real: a proxy that drops or resets the server's connections, a database
+// A failing database server (PostgreSQL, and MariaDB/MySQL behind the proxy), for real: a proxy that drops or resets the server's connections, a database
 // that refuses connections, a role over its connection limit or no longer allowed to log in. The
 // client sees 503 `unavailable` within the bounds of api.md ("Faults"), never 500; the server
 // recovers without a restart and logs each outage once, with a count.
 import { randomBytes } from 'node:crypto';
 import knexFactory, { type Knex } from 'knex';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PG_URL, type TestDatabase, createTestDatabase, pgAvailable } from '../helpers/db.js';
+import { PG_URL, type TestDatabase, createTestDatabase, dbKinds, pgAvailable } from '../helpers/db.js';
 import { type TestServer, startTestServer } from '../helpers/server.js';
 import { type TcpProxy, startTcpProxy } from '../helpers/tcp-proxy.js';
 
@@ -43,78 +43,83 @@ function expectUnavailable(res: { status: number; body: { _message?: { code?: st
 const outageLines = (server: TestServer) => server.logs.filter((l) => l.includes('database unavailable'));
 const recoveryLines = (server: TestServer) => server.logs.filter((l) => l.includes('database available again'));
 
-describe.runIf(pgAvailable())('a failing PostgreSQL', () => {
-  const record = (version: string) => ({ projectName: 'faults', branch: 'main', artifact: { groupId: 'faults', artifactId: 'lib', version } });
+const record = (version: string) => ({ projectName: 'faults', branch: 'main', artifact: { groupId: 'faults', artifactId: 'lib', version } });
 
-  describe('behind a proxy', () => {
-    let proxy: TcpProxy;
-    let database: TestDatabase;
-    let server: TestServer;
-    let token: string;
-    beforeAll(async () => {
-      database = await createTestDatabase('postgres');
-      proxy = await startTcpProxy({ host: database.settings.host, port: database.settings.port });
-      server = await startTestServer({ kind: 'postgres', database: { ...database, settings: { ...database.settings, host: '127.0.0.1', port: proxy.port } } });
-      token = await server.adminToken();
-    });
-    afterAll(async () => {
-      proxy?.set('pass');
-      await server?.close();
-      await proxy?.close();
-      await database?.drop();
-    });
+/** The database servers configured for the tests: the proxy stands between the server and each. */
+const serverKinds = dbKinds().filter((kind) => kind !== 'pglite');
 
-    it('answers 503 in bounded time while packets are dropped, readiness within 3 s, and recovers without a restart', async () => {
-      expect((await server.request('POST', '/v1/repositories', { token, body: record('1.0.0') })).status).toBe(201);
-      // Four open connections in the pool: the requests below find one each, and their statements go unanswered.
-      const warm = await Promise.all(Array.from({ length: 4 }, () => server.request('POST', '/v1/repositories/search', { body: {} })));
-      expect(warm.map((w) => w.status)).toEqual([200, 200, 200, 200]);
-      proxy.set('drop');
-      const [ready, search, publish, me, health] = await Promise.all([
-        timed(server.request('GET', '/health/ready')),
-        timed(server.request('POST', '/v1/repositories/search', { body: {} })),
-        timed(server.request('POST', '/v1/repositories', { token, body: record('1.0.1') })),
-        timed(server.request('GET', '/v1/users/me', { token })),
-        timed(server.request('GET', '/health')),
-      ]);
-      expectUnavailable(ready.value);
-      expect(ready.ms).toBeLessThan(READY_MS);
-      for (const answer of [search, publish, me]) {
-        expectUnavailable(answer.value);
-        expect(answer.ms).toBeLessThan(STATEMENT_MS + 1_000 + 1_500);
-      }
-      expect(health.value.status).toBe(200);
-      expect(health.ms).toBeLessThan(1_000);
-      // A request that needs a new connection gives up after the connect timeout.
-      const fresh = await timed(server.request('POST', '/v1/repositories/search', { body: { groupId: 'faults' } }));
-      expectUnavailable(fresh.value);
-      expect(fresh.ms).toBeLessThan(CONNECT_MS + 1_500);
-
-      proxy.set('pass');
-      await until(async () => (await server.request('GET', '/health/ready')).status === 200, 10_000);
-      expect((await server.request('POST', '/v1/repositories', { token, body: record('1.0.2') })).status).toBe(201);
-      expect((await server.request('POST', '/v1/repositories/search', { body: { groupId: 'faults' } })).body.page.totalElements).toBe(2);
-      await until(async () => recoveryLines(server).length === 1, 5_000);
-      expect(outageLines(server)).toHaveLength(1);
-      expect(JSON.parse(recoveryLines(server)[0]!).failedRequests).toBeGreaterThanOrEqual(5);
-      expect(server.logs.filter((l) => l.includes('"stack"'))).toEqual([]);
-    }, 60_000);
-
-    it('answers 503 at once when the connections are reset, and recovers', async () => {
-      expect((await server.request('GET', '/health/ready')).status).toBe(200);
-      proxy.set('reset');
-      for (let i = 0; i < 5; i++) {
-        const search = await timed(server.request('POST', '/v1/repositories/search', { body: {} }));
-        expectUnavailable(search.value);
-        expect(search.ms).toBeLessThan(1_000);
-      }
-      proxy.set('pass');
-      await until(async () => (await server.request('POST', '/v1/repositories/search', { body: {} })).status === 200, 5_000);
-      await until(async () => recoveryLines(server).length === 2, 5_000);
-      expect(outageLines(server)).toHaveLength(2);
-      expect(server.logs.filter((l) => l.includes('"stack"'))).toEqual([]);
-    }, 60_000);
+describe.each(serverKinds)('%s behind a proxy', (kind) => {
+  let proxy: TcpProxy;
+  let database: TestDatabase;
+  let server: TestServer;
+  let token: string;
+  beforeAll(async () => {
+    database = await createTestDatabase(kind);
+    proxy = await startTcpProxy({ host: database.settings.host, port: database.settings.port });
+    server = await startTestServer({ kind, database: { ...database, settings: { ...database.settings, host: '127.0.0.1', port: proxy.port } } });
+    token = await server.adminToken();
   });
+  afterAll(async () => {
+    proxy?.set('pass');
+    await server?.close();
+    await proxy?.close();
+    await database?.drop();
+  });
+
+  it('answers 503 in bounded time while packets are dropped, readiness within 3 s, and recovers without a restart', async () => {
+    expect((await server.request('POST', '/v1/repositories', { token, body: record('1.0.0') })).status).toBe(201);
+    // Four open connections in the pool: the requests below find one each, and their statements go unanswered.
+    const warm = await Promise.all(Array.from({ length: 4 }, () => server.request('POST', '/v1/repositories/search', { body: {} })));
+    expect(warm.map((w) => w.status)).toEqual([200, 200, 200, 200]);
+    proxy.set('drop');
+    const [ready, search, publish, me, health] = await Promise.all([
+      timed(server.request('GET', '/health/ready')),
+      timed(server.request('POST', '/v1/repositories/search', { body: {} })),
+      timed(server.request('POST', '/v1/repositories', { token, body: record('1.0.1') })),
+      timed(server.request('GET', '/v1/users/me', { token })),
+      timed(server.request('GET', '/health')),
+    ]);
+    expectUnavailable(ready.value);
+    expect(ready.ms).toBeLessThan(READY_MS);
+    for (const answer of [search, publish, me]) {
+      expectUnavailable(answer.value);
+      expect(answer.ms).toBeLessThan(STATEMENT_MS + 1_000 + 1_500);
+    }
+    expect(health.value.status).toBe(200);
+    expect(health.ms).toBeLessThan(1_000);
+    // A request that needs a new connection gives up after the connect timeout.
+    const fresh = await timed(server.request('POST', '/v1/repositories/search', { body: { groupId: 'faults' } }));
+    expectUnavailable(fresh.value);
+    expect(fresh.ms).toBeLessThan(CONNECT_MS + 1_500);
+
+    proxy.set('pass');
+    await until(async () => (await server.request('GET', '/health/ready')).status === 200, 10_000);
+    expect((await server.request('POST', '/v1/repositories', { token, body: record('1.0.2') })).status).toBe(201);
+    expect((await server.request('POST', '/v1/repositories/search', { body: { groupId: 'faults' } })).body.page.totalElements).toBe(2);
+    await until(async () => recoveryLines(server).length === 1, 5_000);
+    expect(outageLines(server)).toHaveLength(1);
+    expect(JSON.parse(recoveryLines(server)[0]!).failedRequests).toBeGreaterThanOrEqual(5);
+    expect(server.logs.filter((l) => l.includes('"stack"'))).toEqual([]);
+  }, 60_000);
+
+  it('answers 503 at once when the connections are reset, and recovers', async () => {
+    expect((await server.request('GET', '/health/ready')).status).toBe(200);
+    proxy.set('reset');
+    for (let i = 0; i < 5; i++) {
+      const search = await timed(server.request('POST', '/v1/repositories/search', { body: {} }));
+      expectUnavailable(search.value);
+      expect(search.ms).toBeLessThan(1_000);
+    }
+    proxy.set('pass');
+    await until(async () => (await server.request('POST', '/v1/repositories/search', { body: {} })).status === 200, 5_000);
+    await until(async () => recoveryLines(server).length === 2, 5_000);
+    expect(outageLines(server)).toHaveLength(2);
+    expect(server.logs.filter((l) => l.includes('"stack"'))).toEqual([]);
+  }, 60_000);
+});
+
+
+describe.runIf(pgAvailable())('a failing PostgreSQL', () => {
 
   describe('refusing connections', () => {
     let admin: Knex;

@@ -6,6 +6,7 @@ import { createRequire } from 'node:module';
 import knexFactory, { type Knex } from 'knex';
 import { AppError } from '../../../common/errors.js';
 import type { ServerConfig } from '../../config.js';
+import { CLIENT_TIMEOUT, within } from '../client-timeout.js';
 import type { Db, Dialect, ErrorClass } from './index.js';
 
 const require = createRequire(import.meta.url);
@@ -117,11 +118,36 @@ export const mysqlDialect: Dialect = {
 };
 
 /** knex's mysql2 client, handed the driver module loaded from the user's folder. */
-function mysqlClient(driver: unknown): typeof Knex.Client {
+/** The parts of a mysql2 connection that the client-side timeout reaches into. */
+interface DriverConnection {
+  __knex__disposed?: unknown;
+  destroy?(): void;
+}
+
+/**
+ * knex's mysql2 client with the driver module loaded from the user's folder, and a client-side
+ * bound on every statement, as for PostgreSQL (server/db/connect.ts): a server that stops
+ * answering (packets dropped) would otherwise hold the request until TCP gives up. When no answer
+ * has come `limitMs` after the statement was sent, the connection is destroyed and marked so the
+ * pool does not hand it out again.
+ */
+function mysqlClient(driver: unknown, limitMs: number): typeof Knex.Client {
   const ClientMySQL2 = require('knex/lib/dialects/mysql2/index.js') as typeof Knex.Client;
   return class ClientWithDriver extends ClientMySQL2 {
     _driver() {
       return driver;
+    }
+
+    _query(connection: DriverConnection, obj: unknown): Promise<unknown> {
+      const query = (ClientMySQL2.prototype as unknown as { _query(c: DriverConnection, o: unknown): Promise<unknown> })._query;
+      const running = query.call(this, connection, obj);
+      return within(running, limitMs, () => {
+        const error = Object.assign(new Error(`the database did not answer within ${limitMs} ms`), { code: CLIENT_TIMEOUT });
+        connection.__knex__disposed = error;
+        connection.destroy?.();
+        running.catch(() => {});
+        return error;
+      });
     }
   } as unknown as typeof Knex.Client;
 }
@@ -130,9 +156,12 @@ interface Connection {
   query(sql: string, callback: (error: Error | null) => void): void;
 }
 
-export function mysqlKnex(config: ServerConfig['db'], driver: unknown): Knex {
+/** `log`: where knex's own messages go (the server silences them: an outage is logged once). */
+export function mysqlKnex(config: ServerConfig['db'], driver: unknown, log?: Knex.Config['log']): Knex {
   return knexFactory({
-    client: mysqlClient(driver),
+    log,
+    // The server stops a statement at the statement timeout; the client waits 1 s more for that answer.
+    client: mysqlClient(driver, config.statementTimeoutMs + 1_000),
     connection: {
       host: config.host,
       port: config.port,

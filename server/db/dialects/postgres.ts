@@ -1,6 +1,7 @@
 // PostgreSQL and PGlite: `insert ... on conflict ... returning`, transaction-scoped advisory locks.
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
+import { CLIENT_TIMEOUT } from '../client-timeout.js';
 import type { Db, Dialect, ErrorClass } from './index.js';
 
 /**
@@ -26,9 +27,6 @@ const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE
  */
 const UNAVAILABLE_MESSAGES =
   /(^| - )timeout expired$|Connection terminated|Client was closed|Client has encountered a connection error|Unable to acquire a connection|PGlite is closed/i;
-
-/** The code of our own client-side statement timeout (server/db/connect.ts). */
-export const CLIENT_TIMEOUT = 'REPOADMIN_DB_TIMEOUT';
 
 export const postgresDialect: Dialect = {
   name: 'postgres',
