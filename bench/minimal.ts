@@ -6,7 +6,10 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
-import { toVersionInformation } from '../server/db/versions.js';
+import { fromRow } from '../server/db/versions.js';
+import { toVersionInformation as shape } from '../server/services/versions.js';
+
+const toVersionInformation = (row: Record<string, unknown>) => shape(fromRow(row));
 
 interface Statement {
   sql: string;

@@ -9,8 +9,7 @@ for (const stream of [process.stdout, process.stderr]) {
   });
 }
 
-const code = await main(process.argv, createDeps());
-if (code !== 0 || process.exitCode === undefined) process.exitCode = code;
+process.exitCode = await main(process.argv, createDeps());
 // Leave as soon as the command is done: fetch keeps its idle connection open for a while after
 // the last answer, which would add a tenth of a second to every pipeline step.
 const flushed = (stream: NodeJS.WriteStream) => new Promise<void>((resolve) => stream.write('', () => resolve()));

@@ -1,22 +1,9 @@
 // What commands get from the outside world. Built lazily: a command pays only for what it uses.
-import type { Readable, Writable } from 'node:stream';
 import type { Api } from './api/client.js';
 import type { ConfigStore } from './config/store.js';
+import type { Io } from '../common/io.js';
 
-export interface Io {
-  /** Results: data for pipes and people. */
-  out(text: string): void;
-  /** Everything else: progress, warnings, confirmations. */
-  err(text: string): void;
-  /** All of standard input (for --password-stdin and friends). */
-  readStdin(): Promise<string>;
-  stdin: Readable;
-  stdout: Writable;
-  stderr: Writable;
-  stdinIsTTY: boolean;
-  stdoutIsTTY: boolean;
-  stderrIsTTY: boolean;
-}
+export type { Io } from '../common/io.js';
 
 export interface Prompter {
   input(message: string, options?: { default?: string }): Promise<string>;
@@ -98,22 +85,45 @@ function inquirerPrompter(io: Io): Prompter {
   };
 }
 
-/**
- * An object whose every method loads `load()` first: the module behind it (ky, conf) is read
- * only when a command calls it, so --version, --help and other commands never pay for it.
- */
-export function deferred<T extends object>(load: () => Promise<T>): T {
+/** Calls `load` once, on first use, and keeps its promise. */
+function once<T>(load: () => Promise<T>): () => Promise<T> {
   let loaded: Promise<T> | undefined;
-  return new Proxy({} as T, {
-    get(_target, key) {
-      if (key === 'then') return undefined;
-      return async (...args: unknown[]) => {
-        const target = await (loaded ??= load());
-        const member = (target as Record<PropertyKey, unknown>)[key];
-        return (member as (...a: unknown[]) => unknown).apply(target, args);
-      };
-    },
-  });
+  return () => (loaded ??= load());
+}
+
+/**
+ * The config store and the API client load their modules (conf, the HTTP client) on the first call
+ * of a method, so --version, --help and the commands that do not use them never pay for them.
+ */
+function lazyConfig(load: () => Promise<ConfigStore>): ConfigStore {
+  const store = once(load);
+  return {
+    path: async () => (await store()).path(),
+    current: async () => (await store()).current(),
+    get: async (url) => (await store()).get(url),
+    save: async (login) => (await store()).save(login),
+    remove: async (url) => (await store()).remove(url),
+  };
+}
+
+function lazyApi(load: () => Promise<Api>): Api {
+  const api = once(load);
+  return {
+    serverUrl: async () => (await api()).serverUrl(),
+    credentials: async () => (await api()).credentials(),
+    generateToken: async (body, url) => (await api()).generateToken(body, url),
+    me: async () => (await api()).me(),
+    meWithToken: async (token, url) => (await api()).meWithToken(token, url),
+    listUsers: async () => (await api()).listUsers(),
+    createUser: async (body) => (await api()).createUser(body),
+    changePassword: async (userId, password) => (await api()).changePassword(userId, password),
+    deleteUser: async (userId) => (await api()).deleteUser(userId),
+    publish: async (record) => (await api()).publish(record),
+    search: async (filters, paging) => (await api()).search(filters, paging),
+    createToken: async (body) => (await api()).createToken(body),
+    listTokens: async (userId) => (await api()).listTokens(userId),
+    revokeToken: async (id) => (await api()).revokeToken(id),
+  };
 }
 
 export function createDeps(): Deps {
@@ -122,8 +132,8 @@ export function createDeps(): Deps {
   const now = () => new Date();
   let prompter: Prompter | undefined;
   const settings: Settings = { ...DEFAULT_SETTINGS };
-  const config = deferred(async () => (await import('./config/store.js')).fileConfig(env));
-  const api = deferred(async () =>
+  const config = lazyConfig(async () => (await import('./config/store.js')).fileConfig(env));
+  const api = lazyApi(async () =>
     (await import('./api/client.js')).createApi({
       settings,
       env,

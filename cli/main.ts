@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import { AppError, EXIT_CODE, isAppError } from '../common/errors.js';
 import type { Deps } from './deps.js';
-import { VERSION } from './version.js';
+import { VERSION } from '../common/version.js';
 
 export interface CommandGroup {
   register(program: Command, deps: Deps): void;

@@ -1,7 +1,8 @@
 // The one error type of the project, and the tables that turn its code into an HTTP status
 // (server) and a process exit code (CLI). Both sides import these tables; nothing else decides.
 
-export const ERROR_CODES = [
+/** The codes that travel over HTTP: a closed set, the contract (docs/api.md, "Errors"). */
+export const WIRE_ERROR_CODES = [
   'validation',
   'unauthorized',
   'forbidden',
@@ -13,17 +14,28 @@ export const ERROR_CODES = [
   'rate_limited',
   'internal',
   'unavailable',
-  // Client-side codes: never sent by the server.
-  'usage',
-  'nothing_found',
-  'unreachable',
-  'changes_pending',
 ] as const;
 
-export type ErrorCode = (typeof ERROR_CODES)[number];
+/** The command line's own codes: never sent by the server, never in the published error schema. */
+export const TERMINAL_ERROR_CODES = [
+  /** A flag, an argument or a setting that cannot be taken (also the server's start-up settings). */
+  'usage',
+  /** `search --latest` without a match. */
+  'nothing_found',
+  /** No answer, or an answer from something that is not the server asked for (ours or Jenkins). */
+  'unreachable',
+  /** `jobs diff`: changes are pending. */
+  'changes_pending',
+  /** The command did not do what was asked for a reason of its own (items refused, several matches, declined). */
+  'failed',
+] as const;
 
-/** HTTP status of each code the server answers with. */
-export const HTTP_STATUS: Record<ErrorCode, number> = {
+export type WireErrorCode = (typeof WIRE_ERROR_CODES)[number];
+export type TerminalErrorCode = (typeof TERMINAL_ERROR_CODES)[number];
+export type ErrorCode = WireErrorCode | TerminalErrorCode;
+
+/** HTTP status of each wire code. */
+export const HTTP_STATUS: Record<WireErrorCode, number> = {
   validation: 400,
   unauthorized: 401,
   forbidden: 403,
@@ -35,13 +47,9 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
   rate_limited: 429,
   internal: 500,
   unavailable: 503,
-  usage: 400,
-  nothing_found: 404,
-  unreachable: 503,
-  changes_pending: 200,
 };
 
-/** Exit code of the CLI for each code (docs/cli.md, "Exit codes"). */
+/** Exit code of the CLI for each wire code, then for its own codes (docs/cli.md, "Exit codes"). */
 export const EXIT_CODE: Record<ErrorCode, number> = {
   validation: 1,
   unauthorized: 4,
@@ -54,10 +62,12 @@ export const EXIT_CODE: Record<ErrorCode, number> = {
   rate_limited: 1,
   internal: 1,
   unavailable: 5,
+
   usage: 2,
   nothing_found: 3,
   unreachable: 5,
   changes_pending: 6,
+  failed: 1,
 };
 
 /** One field-level problem of a validation error. */
@@ -88,8 +98,9 @@ export class AppError extends Error {
     this.details = details;
   }
 
+  /** The HTTP status of a wire code; a terminal code never reaches a client (the server answers 500). */
   get status(): number {
-    return HTTP_STATUS[this.code];
+    return isWireErrorCode(this.code) ? HTTP_STATUS[this.code] : HTTP_STATUS.internal;
   }
 }
 
@@ -97,19 +108,15 @@ export function isAppError(value: unknown): value is AppError {
   return value instanceof AppError;
 }
 
-/** The code for an HTTP status that arrived without a readable error body. */
-export function codeForStatus(status: number): ErrorCode {
-  const known = (Object.entries(HTTP_STATUS) as [ErrorCode, number][]).find(
-    ([code, s]) => s === status && !CLIENT_ONLY.has(code),
-  );
-  if (known) return known[0];
+/** The wire code for an HTTP status that arrived without a readable error body. */
+export function codeForStatus(status: number): WireErrorCode {
+  const known = WIRE_ERROR_CODES.find((code) => HTTP_STATUS[code] === status);
+  if (known) return known;
   if (status === 502 || status === 504) return 'unavailable';
   if (status >= 500) return 'internal';
   return 'validation';
 }
 
-const CLIENT_ONLY = new Set<ErrorCode>(['usage', 'nothing_found', 'unreachable', 'changes_pending']);
-
-export function isErrorCode(value: unknown): value is ErrorCode {
-  return typeof value === 'string' && (ERROR_CODES as readonly string[]).includes(value);
+export function isWireErrorCode(value: unknown): value is WireErrorCode {
+  return typeof value === 'string' && (WIRE_ERROR_CODES as readonly string[]).includes(value);
 }

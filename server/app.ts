@@ -8,7 +8,7 @@ import { createPasswords, type Passwords } from './auth/passwords.js';
 import { tokenSettings } from './auth/tokens.js';
 import type { ServerConfig } from './config.js';
 import { trackOutages } from './db/outage.js';
-import { createMetrics, metricsEndpoint } from './metrics.js';
+import { createMetrics } from './metrics.js';
 import { accessLog } from './middleware/access-log.js';
 import { errors } from './middleware/errors.js';
 import { httpMetrics } from './middleware/metrics.js';
@@ -16,11 +16,7 @@ import { requestId } from './middleware/request-id.js';
 import { publicFiles } from './middleware/static.js';
 import { openApiDocument, openApiYaml } from './openapi.js';
 import { PUBLIC_DIR } from './paths.js';
-import { healthRoutes } from './routes/health.js';
-import { authenticationRoutes } from './routes/v1/authentication.js';
-import { repositoryRoutes } from './routes/v1/repositories.js';
-import { tokenRoutes } from './routes/v1/tokens.js';
-import { userRoutes } from './routes/v1/users.js';
+import { ENDPOINTS } from './routes/index.js';
 import type { Services } from './services/context.js';
 // Last: the order in which modules load is the order of the schemas in the OpenAPI document.
 import { fastReads } from './fast-reads.js';
@@ -37,13 +33,15 @@ export interface AppOptions {
 }
 
 export function createApp(options: AppOptions): Koa {
-  const s: Services = {
+  const metrics = options.config.metrics ? createMetrics(options.db) : undefined;
+  const services: Services = {
     db: options.db,
     config: options.config,
     log: options.log,
     passwords: options.passwords ?? createPasswords(options.config.bcryptCost),
     tokens: tokenSettings(options.secret, options.config.jwt.issuer, options.config.jwt.ttlSeconds),
     now: options.now ?? (() => new Date()),
+    metrics,
   };
 
   const router = new Router();
@@ -55,13 +53,11 @@ export function createApp(options: AppOptions): Koa {
   router.get('/v1/openapi.json', (ctx) => {
     ctx.body = openApiDocument();
   });
-  const metrics = options.config.metrics ? createMetrics(options.db) : undefined;
-  if (metrics) router.get('/metrics', metricsEndpoint(metrics));
-  healthRoutes(router, s);
-  authenticationRoutes(router, s);
-  userRoutes(router, s);
-  repositoryRoutes(router, s);
-  tokenRoutes(router, s);
+  // The handlers and their schemas are made here, once, not per request.
+  for (const endpoint of ENDPOINTS) {
+    if (endpoint.enabled && !endpoint.enabled(services)) continue;
+    router[endpoint.method](endpoint.path, ...endpoint.handlers(services));
+  }
 
   const app = new Koa({ proxy: options.config.trustProxy });
   app.silent = true;
@@ -74,7 +70,7 @@ export function createApp(options: AppOptions): Koa {
   app.use(router.routes());
   app.use(router.allowedMethods());
   // The latest lookup and the search, when ordinary, are answered before Koa (server/fast-reads.ts).
-  const fast = fastReads(s, metrics, outages);
+  const fast = fastReads(services, metrics, outages);
   const koaCallback = app.callback.bind(app);
   app.callback = () => {
     const handle = koaCallback();

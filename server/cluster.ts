@@ -3,7 +3,7 @@
 // the workers, each a whole server; it serves nothing itself. Only on a database server: the
 // embedded database is one process's (config.ts refuses it).
 import cluster, { type Worker } from 'node:cluster';
-import type { Io } from '../cli/deps.js';
+import type { Io } from '../common/io.js';
 import { createPasswords } from './auth/passwords.js';
 import type { ServerConfig } from './config.js';
 import { openDatabase } from './db/connect.js';
@@ -18,7 +18,7 @@ export async function runPrimary(
   config: ServerConfig,
   io: Io,
   announce: (port: number, description: string, prepared: Prepared) => void,
-): Promise<number> {
+): Promise<void> {
   const database = await openDatabase(config.db);
   let prepared: Prepared;
   try {
@@ -53,7 +53,7 @@ export async function runPrimary(
   });
   for (let i = 0; i < config.workers; i++) cluster.fork();
 
-  let code = 0;
+  let failure: unknown;
   try {
     const port = await Promise.race([started, stopSignal.then(() => undefined)]);
     if (port !== undefined) {
@@ -62,13 +62,12 @@ export async function runPrimary(
       io.err(`${stopped}: stopping ${config.workers} workers; finishing requests in flight`);
     }
   } catch (error) {
-    io.err(`error: ${error instanceof Error ? error.message : String(error)}`);
-    code = 1;
+    failure = error;
   }
   stopping = true;
   await stopWorkers();
+  if (failure) throw failure;
   io.err('stopped');
-  return code;
 }
 
 async function stopWorkers(): Promise<void> {

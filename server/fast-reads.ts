@@ -6,7 +6,6 @@
 // its headers, the metrics and the access log line are the same either way (test/server/fast-reads.test.ts).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { LatestQuery, SearchQuery, SearchRequest, paging, searchFilters } from '../common/schemas/repositories.js';
-import { findLatest } from './db/versions.js';
 import type { Outages } from './db/outage.js';
 import type { Metrics } from './metrics.js';
 import { logRequest } from './middleware/access-log.js';
@@ -16,7 +15,7 @@ import { countRequest } from './middleware/metrics.js';
 import { requestIdFrom } from './middleware/request-id.js';
 import { parse } from './middleware/validate.js';
 import type { Services } from './services/context.js';
-import { search } from './services/versions.js';
+import { latest, search } from './services/versions.js';
 
 const LATEST = '/v1/repositories/latest';
 const SEARCH = '/v1/repositories/search';
@@ -54,7 +53,7 @@ export function fastReads(s: Services, metrics: Metrics | undefined, outages: Ou
     if (isLatest) {
       const key = LatestQuery.safeParse(query);
       if (!key.success) return false;
-      work = () => findLatest(s.db, key.data);
+      work = () => latest(s, key.data);
     } else {
       const pages = SearchQuery.safeParse(query);
       if (!pages.success) return false;

@@ -11,12 +11,11 @@ export interface Prepared {
   secret: string;
   /** True when the first administrator was created now with the documented password. */
   adminMustChangePassword: boolean;
-  adminCreated: boolean;
 }
 
 export async function prepareDatabase(db: Knex, config: ServerConfig, passwords: Passwords): Promise<Prepared> {
   await migrateLatest(db);
   const secret = config.jwt.secret ?? (await getOrCreateSetting(db, 'jwt_secret', randomBytes(32).toString('base64url')));
   const admin = await ensureDefaultAdmin({ db, config, passwords });
-  return { secret, adminCreated: admin.created, adminMustChangePassword: admin.mustChangePassword };
+  return { secret, adminMustChangePassword: admin.mustChangePassword };
 }

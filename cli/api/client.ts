@@ -1,7 +1,7 @@
 // The typed registry API (docs/api.md) at the server this run talks to, with the credentials of
 // docs/cli.md.
 import type { TokenRequest, TokenResponse } from '../../common/schemas/auth.js';
-import type { PublishResult, SearchRequest, SearchResult, SortField, VersionRecord } from '../../common/schemas/repositories.js';
+import type { PublishResult, SearchRequest, SearchResult, SortField, VersionRecordBody } from '../../common/schemas/repositories.js';
 import type { ProjectTokenCreated, ProjectTokenList } from '../../common/schemas/tokens.js';
 import type { Me, UserCreateRequest, UserList, UserResult } from '../../common/schemas/users.js';
 import type { ConfigStore } from '../config/store.js';
@@ -32,7 +32,7 @@ export interface Api {
   createUser(body: UserCreateRequest): Promise<UserResult>;
   changePassword(userId: string, password: string): Promise<UserResult>;
   deleteUser(userId: string): Promise<void>;
-  publish(record: VersionRecord): Promise<PublishResult>;
+  publish(record: VersionRecordBody): Promise<PublishResult>;
   search(filters: SearchRequest, paging?: SearchPaging): Promise<SearchResult>;
   /** `POST /v1/tokens`; `expiresAt` as ISO 8601, or null for none. */
   createToken(body: { name: string; scope: string; expiresAt: string | null; userId?: string }): Promise<ProjectTokenCreated>;

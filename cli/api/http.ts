@@ -1,6 +1,6 @@
 // HTTP over ky: timeout, retries for idempotent calls, the server's error body back into AppError.
 import ky, { HTTPError, TimeoutError, type Options } from 'ky';
-import { AppError, codeForStatus, isErrorCode, type ErrorCode, type FieldError } from '../../common/errors.js';
+import { AppError, codeForStatus, isWireErrorCode, type FieldError, type WireErrorCode } from '../../common/errors.js';
 import { nodeFetch } from './node-fetch.js';
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
@@ -180,9 +180,9 @@ export async function fromResponse(response: Response): Promise<AppError> {
   const body: unknown = await response.json().catch(() => undefined);
   const message = (body as { _message?: { code?: unknown; message?: unknown } } | undefined)?._message;
   const retryAfter = Number(response.headers.get('retry-after')) || undefined;
-  if (message && isErrorCode(message.code) && typeof message.message === 'string') {
+  if (message && isWireErrorCode(message.code) && typeof message.message === 'string') {
     const errors = (body as { errors?: FieldError[] }).errors;
-    const code: ErrorCode = message.code;
+    const code: WireErrorCode = message.code;
     const text = code === 'rate_limited' && retryAfter ? `${message.message} (try again in ${retryAfter} s)` : message.message;
     return new AppError(code, text, { errors, retryAfter });
   }

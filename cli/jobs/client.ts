@@ -191,7 +191,7 @@ function unreachable(base: string, error: unknown): AppError {
   return new AppError('unreachable', `cannot reach Jenkins at ${base} (${reason}). Check --jenkins-url or JENKINS_URL`, { cause: error });
 }
 
-const STATUS_CODES: Record<number, ErrorCode> = { 400: 'conflict', 401: 'unauthorized', 403: 'forbidden', 404: 'not_found' };
+const STATUS_CODES: Record<number, ErrorCode> = { 400: 'failed', 401: 'unauthorized', 403: 'forbidden', 404: 'not_found' };
 
 async function failure(response: Response, what: string, connection: JenkinsConnection): Promise<AppError> {
   const status = response.status;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { jenkinsXml } from '../../test/jenkins/simulator.js';
 import { tokenFingerprint, withMarker } from './source.js';
-import { normalizeXml, rootOf, sameConfig, withKnownToken } from './normalize.js';
+import { normalizeXml, sameConfig, withKnownToken } from './normalize.js';
 
 const OURS = `<?xml version="1.0" encoding="UTF-8"?>
 <flow-definition>
@@ -58,11 +58,6 @@ describe('normalizeXml', () => {
     expect(masked).not.toContain('deploy:pw');
     expect(masked).toMatch(/<url>https:\/\/\*{4}[0-9a-f]{6}@git\.example\.com\/team\/app\.git<\/url>/);
     expect(normalizeXml('<url>https://git.example.com/team/app.git</url>', { mask: true })).toContain('<url>https://git.example.com/team/app.git</url>');
-  });
-
-  it('reads the root element and its class', () => {
-    expect(rootOf(jenkinsXml(OURS))).toEqual({ name: 'flow-definition', className: undefined });
-    expect(rootOf('<a class="b"/>')).toEqual({ name: 'a', className: 'b' });
   });
 
   // hudson.tasks.LogRotator.removeLastBuild (core 2.474) appears in every re-serialised read.

@@ -40,12 +40,6 @@ export function normalizeXml(xml: string, options: { mask?: boolean } = {}): str
   return `${out.end({ prettyPrint: true, indent: '  ' })}\n`;
 }
 
-/** The name of a config's root element and its class attribute, if any. */
-export function rootOf(xml: string): { name: string; className: string | undefined } {
-  const element = parseRoot(xml);
-  return { name: element.nodeName, className: element.getAttribute('class') ?? undefined };
-}
-
 /**
  * The root element. Jenkins writes `<?xml version='1.1' ...?>`, which the parser does not take;
  * the declaration says nothing about the content, so it is dropped before parsing.

@@ -76,7 +76,7 @@ export function planReport(plan: Plan): Report {
   const data = planData(plan);
   const refused = data.counts.refuse;
   const failure = refused > 0
-    ? new AppError('conflict', `${refused} item${refused === 1 ? '' : 's'} would be refused (see "! refused" above)`)
+    ? new AppError('failed', `${refused} item${refused === 1 ? '' : 's'} would be refused (see "! refused" above)`)
     : data.changes
       ? new AppError('changes_pending', '')
       : undefined;
@@ -133,6 +133,6 @@ export function applyReport(plan: Plan, results: ItemResult[]): Report {
     },
     plain: shown.map(resultLine),
     lines: [{ text: `summary: ${summaryLine(results)}`, tone: failed.length > 0 ? 'failed' : 'strong' }],
-    ...(failed.length > 0 ? { failure: new AppError('conflict', `${failed.length} of ${results.length} items failed: ${what}`) } : {}),
+    ...(failed.length > 0 ? { failure: new AppError('failed', `${failed.length} of ${results.length} items failed: ${what}`) } : {}),
   };
 }

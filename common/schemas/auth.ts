@@ -27,13 +27,17 @@ export const TokenResponse = z
   .meta({ id: 'TokenResponse' });
 export type TokenResponse = z.infer<typeof TokenResponse>;
 
-/** The claims of our session tokens (docs/api.md, "Session tokens (JWT)"). */
-export interface TokenClaims {
-  sub: string;
-  scopes: { authority: string }[];
-  iss: string;
-  iat: number;
-  exp: number;
-  uid: string;
-  tv: number;
-}
+/** The claims of our session tokens (docs/api.md, "Session tokens (JWT)"). Not part of the OpenAPI document. */
+export const TokenClaims = z.object({
+  /** The user name. */
+  sub: z.string(),
+  scopes: z.array(z.object({ authority: z.string() })),
+  iss: z.string(),
+  iat: z.number(),
+  exp: z.number(),
+  /** The user id. */
+  uid: Uuid,
+  /** The user's token version: a password change raises it, and older tokens stop working. */
+  tv: z.int(),
+});
+export type TokenClaims = z.infer<typeof TokenClaims>;

@@ -1,11 +1,22 @@
 // Building blocks shared by the request and response schemas.
 import { z } from 'zod';
+import { parseCreationDate } from '../dates.js';
 
 /** A UUID in its canonical 8-4-4-4-12 hexadecimal form (any version, as older ids are v4 or v1). */
 export const Uuid = z
   .string()
   .regex(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/, 'must be a UUID')
   .meta({ format: 'uuid', example: '5c6a1223-076b-4bc0-b0b7-20b0da0e23fd' });
+
+/** A date-time with an offset (common/dates.ts), handed on as the Date it names: parsed once, here. */
+export function offsetDateTime(message: string) {
+  return z.string().transform((s, ctx) => {
+    const date = parseCreationDate(s);
+    if (date) return date;
+    ctx.addIssue({ code: 'custom', message, input: s });
+    return z.NEVER;
+  });
+}
 
 /** PostgreSQL text cannot hold the NUL character: strings that are stored or searched must not have one. */
 export const NO_NUL = /^[^\u0000]*$/;

@@ -1,13 +1,13 @@
 // The one error body every route answers with (docs/api.md, "Errors").
 import { z } from 'zod';
-import { ERROR_CODES } from '../errors.js';
+import { WIRE_ERROR_CODES } from '../errors.js';
 
 export const ErrorBody = z
   .object({
     _status: z.literal(false),
     _message: z.object({
       category: z.literal('ERROR'),
-      code: z.enum(ERROR_CODES),
+      code: z.enum(WIRE_ERROR_CODES),
       message: z.string(),
     }),
     /** Field problems, only for `validation`. */

@@ -1,7 +1,7 @@
 // Version records: what a pipeline publishes, how it is searched, what comes back.
 import { z } from 'zod';
-import { CREATION_YEAR_MAX, CREATION_YEAR_MIN, formatCreationDate, parseCreationDate } from '../dates.js';
-import { LooseBoolean, NO_NUL, NO_NUL_MESSAGE, Uuid, text } from './common.js';
+import { CREATION_YEAR_MAX, CREATION_YEAR_MIN } from '../dates.js';
+import { LooseBoolean, NO_NUL, NO_NUL_MESSAGE, Uuid, offsetDateTime, text } from './common.js';
 import { PROJECT_NAME_MAX } from './users.js';
 
 export const BRANCH_MAX = 255;
@@ -26,26 +26,21 @@ export const RepositoryUrl = z
   .regex(NO_NUL, NO_NUL_MESSAGE)
   .regex(REPOSITORY_URL, 'must be an http(s), ssh or scp-style git address');
 
-const CreationDateText = z
-  .string()
-  .refine((s) => parseCreationDate(s) !== null, 'must be an ISO 8601 date-time with an offset, e.g. 2019-03-02T20:30:35.420+0000')
-  .meta({ example: '2019-03-02T20:30:35.420+0000' });
+const CreationDateText = offsetDateTime(
+  'must be an ISO 8601 date-time with an offset, e.g. 2019-03-02T20:30:35.420+0000',
+).meta({ example: '2019-03-02T20:30:35.420+0000' });
 
 const MILLIS_MIN = Date.UTC(CREATION_YEAR_MIN, 0, 1);
 const MILLIS_MAX = Date.UTC(CREATION_YEAR_MAX + 1, 0, 1) - 1;
-/**
- * Epoch milliseconds, what a default Jackson `ObjectMapper` writes for a date (docs/api.md,
- * "Compatibility details"). Handed on as text in the
- * usual shape, so everything after validation sees one form.
- */
+/** Epoch milliseconds, what a default Jackson `ObjectMapper` writes for a date (docs/api.md, "Compatibility details"). */
 const CreationDateMillis = z
   .int()
   .min(MILLIS_MIN)
   .max(MILLIS_MAX)
-  .transform((ms) => formatCreationDate(new Date(ms)))
+  .transform((ms) => new Date(ms))
   .meta({ description: 'milliseconds since 1970-01-01T00:00:00Z', example: 1551558635420 });
 
-/** A date-time with a numeric offset or Z, e.g. `2019-03-02T20:30:35.420+0000`, or epoch milliseconds. */
+/** A date-time with a numeric offset or Z, e.g. `2019-03-02T20:30:35.420+0000`, or epoch milliseconds: a Date once parsed. */
 export const CreationDate = z.union([CreationDateText, CreationDateMillis], {
   error: (issue) =>
     typeof issue.input === 'number'
@@ -84,7 +79,10 @@ export const VersionRecord = z
     ),
   })
   .meta({ id: 'VersionRecord' });
-export type VersionRecord = z.infer<typeof VersionRecord>;
+/** A record as the service takes it: the creation date parsed into a Date. */
+export type VersionRecord = z.output<typeof VersionRecord>;
+/** A record as a client sends it: the creation date as text (or epoch milliseconds). */
+export type VersionRecordBody = Omit<VersionRecord, 'creationDate'> & { creationDate?: string | number };
 
 export const PublishResult = z
   .object({
@@ -121,17 +119,11 @@ export const SearchRequest = z
   .meta({ id: 'SearchRequest' });
 export type SearchRequest = z.infer<typeof SearchRequest>;
 
+/** The body of a search, parsed into its filters (see `searchFilters`). */
+export const SearchFiltersBody = SearchRequest.transform((request) => searchFilters(request));
+
 /** The filters of a search once the nested and flat forms are merged. */
-export interface SearchFilters {
-  projectName?: string;
-  branch?: string;
-  groupId?: string;
-  artifactId?: string;
-  version?: string;
-  type?: string;
-  uid?: string;
-  latestVersion?: boolean;
-}
+export type SearchFilters = Omit<SearchRequest, 'artifact'>;
 
 export function searchFilters(request: SearchRequest): SearchFilters {
   const { artifact, ...flat } = request;
@@ -189,18 +181,16 @@ export const SearchQuery = z
   .meta({ id: 'SearchQuery' });
 export type SearchQuery = z.infer<typeof SearchQuery>;
 
-export interface Paging {
-  page: number;
-  size: number;
-  sortField?: SortField;
-  sortDirection: 'ASC' | 'DESC';
-}
-
-export function paging(query: SearchQuery): Paging {
+/** The page and order a query string asks for, both spellings made one. */
+export function paging(query: SearchQuery) {
   const page = query.page !== undefined ? Math.max(query.page, 1) : query.aPage !== undefined ? query.aPage + 1 : 1;
   const size = query.size ?? (query.aSize !== undefined ? Math.min(query.aSize, PAGE_SIZE_MAX) : PAGE_SIZE_DEFAULT);
   return { page, size, sortField: query.sortField, sortDirection: query.sortDirection ?? 'ASC' };
 }
+
+/** The query string of a search, parsed into its paging. */
+export const SearchPaging = SearchQuery.transform(paging);
+export type Paging = z.output<typeof SearchPaging>;
 
 export const VersionInformation = z
   .object({

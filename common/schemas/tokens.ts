@@ -1,7 +1,6 @@
 // Project tokens: long-lived, scoped credentials for pipelines, made by a user or an administrator.
 import { z } from 'zod';
-import { parseCreationDate } from '../dates.js';
-import { Timestamp, Uuid, text } from './common.js';
+import { Timestamp, Uuid, offsetDateTime, text } from './common.js';
 
 /** Every project token starts with this, so that secret scanners can find leaked ones. */
 export const TOKEN_PREFIX = 'rpa_';
@@ -26,10 +25,7 @@ export const ProjectTokenCreateRequest = z
     name: text(TOKEN_NAME_MAX),
     scope: TokenScope,
     /** A date-time with an offset, in the future and at most 10 years away; null or absent: no expiry. */
-    expiresAt: z
-      .string()
-      .refine((s) => parseCreationDate(s) !== null, 'must be an ISO 8601 date-time with an offset, e.g. 2027-01-31T00:00:00Z')
-      .transform((s) => parseCreationDate(s)!)
+    expiresAt: offsetDateTime('must be an ISO 8601 date-time with an offset, e.g. 2027-01-31T00:00:00Z')
       .nullable()
       .optional()
       .meta({ format: 'date-time', example: '2027-01-31T00:00:00.000Z' }),

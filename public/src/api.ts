@@ -1,13 +1,13 @@
 // The calls the page makes, relative to the page so the server may sit under a base path.
-import type { ErrorCode } from '../../common/errors.js';
+import { codeForStatus, isWireErrorCode, type WireErrorCode } from '../../common/errors.js';
 import type { TokenResponse } from '../../common/schemas/auth.js';
 import type { SearchFilters, SearchResult } from '../../common/schemas/repositories.js';
 import type { Me } from '../../common/schemas/users.js';
 
-/** Why a call failed: the server's error code, or `unreachable` when no answer came at all. */
+/** Why a call failed: the server's error code, or the page's own `unreachable` when no answer came at all. */
 export class ApiError extends Error {
   constructor(
-    readonly code: ErrorCode | 'unreachable',
+    readonly code: WireErrorCode | 'unreachable',
     readonly status: number,
     message: string,
   ) {
@@ -29,18 +29,6 @@ export function apiUrl(path: string, query?: URLSearchParams): string {
 interface ErrorBodyLike {
   _message?: { code?: unknown; message?: unknown };
 }
-
-const STATUS_CODES: Record<number, ErrorCode> = {
-  400: 'validation',
-  401: 'unauthorized',
-  403: 'forbidden',
-  404: 'not_found',
-  429: 'rate_limited',
-  500: 'internal',
-  502: 'unavailable',
-  503: 'unavailable',
-  504: 'unavailable',
-};
 
 async function call<T>(url: string, init: RequestInit, signal?: AbortSignal): Promise<T> {
   const timeout = AbortSignal.timeout(TIMEOUT_MS);
@@ -66,7 +54,7 @@ async function call<T>(url: string, init: RequestInit, signal?: AbortSignal): Pr
   }
   if (response.ok && body !== undefined) return body as T;
   const fromServer = (body as ErrorBodyLike | undefined)?._message;
-  const code = typeof fromServer?.code === 'string' ? (fromServer.code as ErrorCode) : (STATUS_CODES[response.status] ?? 'internal');
+  const code = isWireErrorCode(fromServer?.code) ? fromServer.code : codeForStatus(response.status);
   const message =
     typeof fromServer?.message === 'string' ? fromServer.message : `HTTP ${response.status} ${response.statusText}`.trim();
   throw new ApiError(code, response.status, message);

@@ -13,7 +13,6 @@ export type FilterField = (typeof FILTER_FIELDS)[number];
 export const SORT_COLUMNS = ['projectName', 'branch', 'groupId', 'artifactId', 'version', 'type', 'creationDate'] as const satisfies readonly SortField[];
 
 export type SortDirection = 'ASC' | 'DESC';
-export const PAGE_SIZES = [10, 25, 50, 100] as const;
 export const DEFAULT_PAGE_SIZE = 25;
 /** The server's limit (PAGE_SIZE_MAX): the page never asks for more. */
 export const MAX_PAGE_SIZE = 100;

@@ -2,7 +2,7 @@
 // in the count before the password is compared, in one statement, so that concurrent attempts
 // cannot all pass the limit while each one's comparison is still running.
 import type { Knex } from 'knex';
-import { dialectOf } from './dialects/index.js';
+import { type Db, dialectOf } from './dialects/index.js';
 import { retryConflicts } from './faults.js';
 
 export type AttemptScope = 'user' | 'address';
@@ -12,14 +12,17 @@ export interface AttemptSubject {
   subject: string;
 }
 
-/** Counts one attempt for the subject unless it already has `limit` in this window: true when counted. */
+/**
+ * Counts one attempt for the subject unless it already has `limit` in this window: true when counted.
+ * Not in a transaction: a conflict is retried, and a failed statement would end the caller's transaction.
+ */
 export function takeAttempt(db: Knex, window: number, s: AttemptSubject, limit: number): Promise<boolean> {
   const key = { scope: s.scope, subject: s.subject, window_start: window };
   return retryConflicts(() => dialectOf(db).countUpTo(db, 'login_attempts', key, 'failures', limit));
 }
 
 /** Takes back an attempt counted by `takeAttempt`: it was refused or it succeeded. */
-export async function giveBackAttempt(db: Knex, window: number, s: AttemptSubject): Promise<void> {
+export async function giveBackAttempt(db: Db, window: number, s: AttemptSubject): Promise<void> {
   await db('login_attempts')
     .where({ scope: s.scope, subject: s.subject, window_start: window })
     .where('failures', '>', 0)
@@ -27,10 +30,10 @@ export async function giveBackAttempt(db: Knex, window: number, s: AttemptSubjec
 }
 
 /** Forgets the attempts of older windows: they no longer count. */
-export async function forgetOldAttempts(db: Knex, window: number): Promise<void> {
+export async function forgetOldAttempts(db: Db, window: number): Promise<void> {
   await db('login_attempts').where('window_start', '<', window).delete();
 }
 
-export async function clearFailures(db: Knex, scope: AttemptScope, subject: string): Promise<void> {
+export async function clearFailures(db: Db, scope: AttemptScope, subject: string): Promise<void> {
   await db('login_attempts').where({ scope, subject }).delete();
 }

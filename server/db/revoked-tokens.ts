@@ -1,9 +1,7 @@
 // The revoked_tokens table: the hashes of project tokens that no longer work, and why, so that a
 // pipeline still sending one is told "revoked" or "its user was deleted" instead of "unknown".
-import type { Knex } from 'knex';
+import type { Db } from './dialects/index.js';
 import { toDate } from './rows.js';
-
-type Db = Knex | Knex.Transaction;
 
 export type RevokeReason = 'revoked' | 'user_deleted';
 

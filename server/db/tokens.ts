@@ -3,9 +3,8 @@ import type { Knex } from 'knex';
 import { AppError } from '../../common/errors.js';
 import type { TokenScope } from '../../common/schemas/tokens.js';
 import type { Role } from '../../common/schemas/users.js';
+import { type Db } from './dialects/index.js';
 import { isUniqueViolation, toDate } from './rows.js';
-
-type Db = Knex | Knex.Transaction;
 
 export interface TokenRow {
   id: string;

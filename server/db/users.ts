@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { AppError } from '../../common/errors.js';
 import type { Role } from '../../common/schemas/users.js';
-import { dialectOf } from './dialects/index.js';
+import { type Db, dialectOf } from './dialects/index.js';
 import { isUniqueViolation, toDate, toNumber } from './rows.js';
 import { cachedRows } from './statements.js';
 
@@ -42,9 +42,6 @@ function toUser(row: Record<string, unknown>): UserRow {
   };
 }
 
-type Db = Knex | Knex.Transaction;
-
-/** Every request with a session token reads its user: built once, a prepared statement where the driver has them. */
 export async function findUserById(db: Db, userId: string): Promise<UserRow | undefined> {
   const [row] = await cachedRows(db, 'user-by-id', [userId, 1], () => db('users').select(COLUMNS).where({ id: userId }).first());
   return row ? toUser(row) : undefined;

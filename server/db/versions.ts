@@ -1,8 +1,7 @@
 // The versions table: one record per coordinates, at most one latest per project, artifact, branch.
 import type { Knex } from 'knex';
-import { formatCreationDate } from '../../common/dates.js';
 import { AppError } from '../../common/errors.js';
-import type { Paging, SearchFilters, SortField, VersionInformation } from '../../common/schemas/repositories.js';
+import type { Paging, SearchFilters, SortField } from '../../common/schemas/repositories.js';
 import { versionKey } from '../../common/version-key.js';
 import { type Db, dialectOf } from './dialects/index.js';
 import { retryConflicts } from './faults.js';
@@ -21,6 +20,11 @@ export interface VersionFields {
   type: string;
   latestVersion: boolean;
   description: string | null;
+}
+
+/** A stored record: its fields and its uid. The service shapes it for an answer. */
+export interface StoredVersion extends VersionFields {
+  uid: string;
 }
 
 const COLUMNS = [
@@ -49,20 +53,16 @@ const SORT_COLUMNS: Record<SortField, string> = {
   latestVersion: 'latest_version',
 };
 
-export function toVersionInformation(row: Record<string, unknown>): VersionInformation {
-  const groupId = String(row.group_id);
-  const artifactId = String(row.artifact_id);
-  const version = String(row.version);
+export function fromRow(row: Record<string, unknown>): StoredVersion {
   return {
     uid: String(row.uid),
     projectName: String(row.project_name),
     branch: String(row.branch),
-    groupId,
-    artifactId,
-    version,
-    artifact: { groupId, artifactId, version },
+    groupId: String(row.group_id),
+    artifactId: String(row.artifact_id),
+    version: String(row.version),
     repositoryUrl: (row.repository_url as string | null) ?? null,
-    creationDate: formatCreationDate(toDate(row.creation_date)),
+    creationDate: toDate(row.creation_date),
     type: String(row.type),
     latestVersion: Boolean(row.latest_version),
     description: (row.description as string | null) ?? null,
@@ -265,9 +265,9 @@ export async function searchVersions(
   db: Db,
   filters: SearchFilters,
   paging: Paging,
-): Promise<{ items: VersionInformation[]; total: number }> {
+): Promise<{ items: StoredVersion[]; total: number }> {
   const [rows, total] = await Promise.all([pageRows(db, filters, paging), countOf(db, filters)]);
-  return { items: rows.map(toVersionInformation), total };
+  return { items: rows.map(fromRow), total };
 }
 
 /** The latest record of an artifact; the most recently written where several keys match. */
@@ -286,7 +286,7 @@ export function latestQuery(
 export async function findLatest(
   db: Db,
   key: { groupId: string; artifactId: string; branch?: string; projectName?: string },
-): Promise<VersionInformation> {
+): Promise<StoredVersion> {
   const values: unknown[] = [key.groupId, key.artifactId, true];
   if (key.branch !== undefined) values.push(key.branch);
   if (key.projectName !== undefined) values.push(key.projectName);
@@ -300,11 +300,11 @@ export async function findLatest(
       `no latest version of ${key.groupId}:${key.artifactId}${scope.length ? ` on ${scope.join(', ')}` : ''}`,
     );
   }
-  return toVersionInformation(row);
+  return fromRow(row);
 }
 
-export async function findByUid(db: Db, uid: string): Promise<VersionInformation> {
+export async function findByUid(db: Db, uid: string): Promise<StoredVersion> {
   const row = await db('versions').select(COLUMNS).where({ uid }).first();
   if (!row) throw new AppError('not_found', `no version record with uid ${uid}`);
-  return toVersionInformation(row);
+  return fromRow(row);
 }

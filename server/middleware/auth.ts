@@ -10,13 +10,13 @@ import { actorFromProjectToken } from '../services/tokens.js';
 
 const BEARER = /^bearer\s+(\S+)\s*$/i;
 
-async function actorOf(s: Services, ctx: Context): Promise<Actor | undefined> {
+async function actorOf(services: Services, ctx: Context): Promise<Actor | undefined> {
   const header = ctx.get('Authorization');
   if (header === '') return undefined;
   const m = BEARER.exec(header);
   if (!m) throw new AppError('unauthorized', 'send the token as "Authorization: Bearer <token>"');
   const token = m[1]!;
-  return isProjectToken(token) ? actorFromProjectToken(s, token) : actorFromToken(s, token);
+  return isProjectToken(token) ? actorFromProjectToken(services, token) : actorFromToken(services, token);
 }
 
 export function currentActor(ctx: Context): Actor {
@@ -48,9 +48,9 @@ function checkScope(actor: Actor, needed: TokenScope | undefined): void {
   }
 }
 
-export function requireToken(s: Services, rule: TokenRule = {}): Middleware {
+export function requireToken(services: Services, rule: TokenRule = {}): Middleware {
   return async (ctx, next) => {
-    const actor = await actorOf(s, ctx);
+    const actor = await actorOf(services, ctx);
     if (!actor) throw new AppError('unauthorized', 'a bearer token is required: get one from POST /v1/authentication/generate-token');
     if (actor.mustChangePassword && !rule.allowWhileMustChange?.(ctx, actor)) {
       throw new AppError(
@@ -68,9 +68,9 @@ export function requireToken(s: Services, rule: TokenRule = {}): Middleware {
 }
 
 /** Public routes: a token is read when one is sent, and required only when `required()` says so. */
-export function optionalToken(s: Services, required: () => boolean): Middleware {
+export function optionalToken(services: Services, required: () => boolean): Middleware {
   return async (ctx, next) => {
-    const actor = await actorOf(s, ctx);
+    const actor = await actorOf(services, ctx);
     if (!actor && required()) {
       throw new AppError('unauthorized', 'this server requires a bearer token for searching');
     }

@@ -1,20 +1,22 @@
-// First middleware: every failure becomes the one error body; only what is safe is shown.
+// The error middleware, inside request id, metrics and access log (which see its answer): every
+// failure becomes the one error body; only what is safe is shown.
 import type { Middleware } from 'koa';
 import type { Logger } from 'pino';
-import { AppError, type ErrorCode, codeForStatus, isAppError } from '../../common/errors.js';
+import { AppError, type WireErrorCode, codeForStatus, isAppError, isWireErrorCode } from '../../common/errors.js';
 import type { ErrorBody } from '../../common/schemas/errors.js';
 import { isDatabaseUnavailable, isRetryable } from '../db/faults.js';
 import type { Outages } from '../db/outage.js';
 
 export function toAppError(error: unknown): AppError {
-  if (isAppError(error)) return error;
+  // A terminal code (a start-up setting's `usage`) has no place on the wire: it is a fault here.
+  if (isAppError(error) && isWireErrorCode(error.code)) return error;
   if (isDatabaseUnavailable(error)) {
     return new AppError('unavailable', 'the database is unavailable: try again shortly', { cause: error });
   }
   // Koa and its middleware (koa-static) throw http-errors with `status` and `expose`.
   const e = error as { status?: number; expose?: boolean; message?: string } | undefined;
   if (e && typeof e.status === 'number' && e.status >= 400 && e.status < 500) {
-    const code: ErrorCode = codeForStatus(e.status);
+    const code: WireErrorCode = codeForStatus(e.status);
     return new AppError(code, e.expose && e.message ? e.message : code.replace(/_/g, ' '), { cause: error });
   }
   return new AppError('internal', 'internal error: the server log has the details', { cause: error });
@@ -23,7 +25,7 @@ export function toAppError(error: unknown): AppError {
 export function errorBody(error: AppError): ErrorBody & Record<string, unknown> {
   return {
     _status: false,
-    _message: { category: 'ERROR', code: error.code as ErrorBody['_message']['code'], message: error.message },
+    _message: { category: 'ERROR', code: isWireErrorCode(error.code) ? error.code : 'internal', message: error.message },
     ...(error.code === 'validation' && error.details.errors ? { errors: error.details.errors } : {}),
     ...error.details.body,
   };

@@ -11,8 +11,8 @@ export const LOGIN_WINDOW_SECONDS = 15 * 60;
 export const MAX_FAILURES_PER_USER = 10;
 export const MAX_FAILURES_PER_ADDRESS = 100;
 
-export async function generateToken(s: Services, request: TokenRequest, address: string): Promise<TokenResponse> {
-  const nowSeconds = Math.floor(s.now().getTime() / 1000);
+export async function generateToken(services: Services, request: TokenRequest, address: string): Promise<TokenResponse> {
+  const nowSeconds = Math.floor(services.now().getTime() / 1000);
   const window = Math.floor(nowSeconds / LOGIN_WINDOW_SECONDS) * LOGIN_WINDOW_SECONDS;
   const byName = { scope: 'user' as const, subject: request.username };
   const byAddress = { scope: 'address' as const, subject: address };
@@ -21,22 +21,22 @@ export async function generateToken(s: Services, request: TokenRequest, address:
     return new AppError('rate_limited', `too many failed logins: try again in ${retryAfter} seconds`, { retryAfter });
   };
   // Each attempt is counted as a failure until its password proves right; refused ones do not count.
-  if (!(await takeAttempt(s.db, window, byName, MAX_FAILURES_PER_USER))) throw refuse();
-  if (!(await takeAttempt(s.db, window, byAddress, MAX_FAILURES_PER_ADDRESS))) {
-    await giveBackAttempt(s.db, window, byName);
+  if (!(await takeAttempt(services.db, window, byName, MAX_FAILURES_PER_USER))) throw refuse();
+  if (!(await takeAttempt(services.db, window, byAddress, MAX_FAILURES_PER_ADDRESS))) {
+    await giveBackAttempt(services.db, window, byName);
     throw refuse();
   }
 
-  const user = await findUserByName(s.db, request.username);
-  const ok = await s.passwords.verify(request.password, user?.passwordHash);
+  const user = await findUserByName(services.db, request.username);
+  const ok = await services.passwords.verify(request.password, user?.passwordHash);
   if (!ok || !user) {
-    await forgetOldAttempts(s.db, window);
+    await forgetOldAttempts(services.db, window);
     throw new AppError('unauthorized', 'wrong user name or password');
   }
-  await clearFailures(s.db, 'user', request.username);
-  await giveBackAttempt(s.db, window, byAddress);
+  await clearFailures(services.db, 'user', request.username);
+  await giveBackAttempt(services.db, window, byAddress);
 
-  const { token, expiresAt } = issueToken(s.tokens, user, s.now());
+  const { token, expiresAt } = issueToken(services.tokens, user, services.now());
   return {
     token,
     userId: user.userId,
@@ -49,9 +49,9 @@ export async function generateToken(s: Services, request: TokenRequest, address:
 }
 
 /** The user of a bearer token; any problem is a 401, never a 500. */
-export async function actorFromToken(s: Services, token: string): Promise<Actor> {
-  const claims = verifyToken(s.tokens, token);
-  const user = await findUserById(s.db, claims.uid);
+export async function actorFromToken(services: Services, token: string): Promise<Actor> {
+  const claims = verifyToken(services.tokens, token);
+  const user = await findUserById(services.db, claims.uid);
   if (!user || user.username !== claims.sub) throw new AppError('unauthorized', 'the token belongs to a user that no longer exists');
   if (user.tokenVersion !== claims.tv) {
     throw new AppError('unauthorized', 'the token was revoked (the password changed since): get a new one');

@@ -6,6 +6,7 @@ import type { Role } from '../../common/schemas/users.js';
 import type { Passwords } from '../auth/passwords.js';
 import type { TokenSettings } from '../auth/tokens.js';
 import type { ServerConfig } from '../config.js';
+import type { Metrics } from '../metrics.js';
 
 export interface Services {
   db: Knex;
@@ -14,6 +15,8 @@ export interface Services {
   passwords: Passwords;
   tokens: TokenSettings;
   now: () => Date;
+  /** The Prometheus metrics, unless REPO_MAN_METRICS=false. */
+  metrics?: Metrics;
 }
 
 /** The user behind a request's token, as the database has it now. */

@@ -65,15 +65,15 @@ function checkExpiry(expiresAt: Date | null | undefined, now: Date): Date | null
   return expiresAt;
 }
 
-export async function createProjectToken(s: Services, actor: Actor, request: ProjectTokenCreateRequest): Promise<ProjectTokenCreated> {
+export async function createProjectToken(services: Services, actor: Actor, request: ProjectTokenCreateRequest): Promise<ProjectTokenCreated> {
   const userId = ownerFor(actor, request.userId, 'make');
-  const now = s.now();
+  const now = services.now();
   const expiresAt = checkExpiry(request.expiresAt, now);
-  const user = await findUserById(s.db, userId);
+  const user = await findUserById(services.db, userId);
   if (!user) throw new AppError('not_found', `no user with id ${userId}`);
   const token = newProjectToken();
   const id = randomUUID();
-  await insertToken(s.db, { id, userId, name: request.name, scope: request.scope, tokenHash: hashProjectToken(token), createdAt: now, expiresAt });
+  await insertToken(services.db, { id, userId, name: request.name, scope: request.scope, tokenHash: hashProjectToken(token), createdAt: now, expiresAt });
   return {
     id,
     name: request.name,
@@ -88,20 +88,20 @@ export async function createProjectToken(s: Services, actor: Actor, request: Pro
 }
 
 /** The caller's own tokens; an administrator's call sees everyone's, or one user's with `userId`. */
-export async function listProjectTokens(s: Services, actor: Actor, userId: string | undefined): Promise<ProjectToken[]> {
-  if (isAdmin(actor) && !userId) return (await listTokens(s.db)).map(toProjectToken);
+export async function listProjectTokens(services: Services, actor: Actor, userId: string | undefined): Promise<ProjectToken[]> {
+  if (isAdmin(actor) && !userId) return (await listTokens(services.db)).map(toProjectToken);
   const owner = ownerFor(actor, userId, 'list');
-  if (owner !== actor.userId && !(await findUserById(s.db, owner))) throw new AppError('not_found', `no user with id ${owner}`);
-  return (await listTokens(s.db, { userId: owner })).map(toProjectToken);
+  if (owner !== actor.userId && !(await findUserById(services.db, owner))) throw new AppError('not_found', `no user with id ${owner}`);
+  return (await listTokens(services.db, { userId: owner })).map(toProjectToken);
 }
 
 /** Revokes a token of the caller, or any for an administrator; anyone else's is not found. */
-export async function revokeProjectToken(s: Services, actor: Actor, id: string): Promise<void> {
-  await s.db.transaction(async (trx) => {
+export async function revokeProjectToken(services: Services, actor: Actor, id: string): Promise<void> {
+  await services.db.transaction(async (trx) => {
     const token = await findTokenById(trx, id);
     if (!token || (token.userId !== actor.userId && !isAdmin(actor))) throw new AppError('not_found', `no token with id ${id}`);
     const hash = await deleteToken(trx, id);
-    if (hash) await rememberRevoked(trx, [hash], 'revoked', s.now());
+    if (hash) await rememberRevoked(trx, [hash], 'revoked', services.now());
   });
 }
 
@@ -111,23 +111,23 @@ export async function retireTokensOfUser(trx: Knex.Transaction, userId: string, 
 }
 
 /** The user a project token acts as, within its scope; any problem is a 401 that says which. */
-export async function actorFromProjectToken(s: Services, token: string): Promise<Actor> {
+export async function actorFromProjectToken(services: Services, token: string): Promise<Actor> {
   const hash = hashProjectToken(token);
-  const found = await findTokenByHash(s.db, hash);
+  const found = await findTokenByHash(services.db, hash);
   if (!found) {
-    const revoked = await findRevoked(s.db, hash);
+    const revoked = await findRevoked(services.db, hash);
     if (revoked?.reason === 'user_deleted') {
       throw new AppError('unauthorized', 'the project token belonged to a user that was deleted: ask an administrator for a new one');
     }
     if (revoked) throw new AppError('unauthorized', `the project token was revoked at ${formatTimestamp(revoked.revokedAt)}: make a new one`);
     throw new AppError('unauthorized', 'the project token is not known to this server (never made here, or mistyped)');
   }
-  const now = s.now();
+  const now = services.now();
   if (found.expiresAt && found.expiresAt.getTime() <= now.getTime()) {
     throw new AppError('unauthorized', `the project token "${found.name}" expired at ${formatTimestamp(found.expiresAt)}: make a new one`);
   }
   if (!found.lastUsedAt || now.getTime() - found.lastUsedAt.getTime() >= LAST_USED_RESOLUTION_MS) {
-    await touchToken(s.db, found.id, now, new Date(now.getTime() - LAST_USED_RESOLUTION_MS));
+    await touchToken(services.db, found.id, now, new Date(now.getTime() - LAST_USED_RESOLUTION_MS));
   }
   return {
     userId: found.userId,

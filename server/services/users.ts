@@ -23,14 +23,14 @@ export const DEFAULT_ADMIN_PASSWORD = FIRST_PASSWORD;
 
 /** Creates `admin` when there are no users at all. True when it was created now. */
 export async function ensureDefaultAdmin(
-  s: Pick<Services, 'db' | 'config' | 'passwords'>,
+  services: Pick<Services, 'db' | 'config' | 'passwords'>,
 ): Promise<{ created: boolean; mustChangePassword: boolean }> {
-  if ((await countUsers(s.db)) > 0) return { created: false, mustChangePassword: false };
-  const mustChangePassword = s.config.adminPassword === undefined;
-  const created = await insertUserIfAbsent(s.db, {
+  if ((await countUsers(services.db)) > 0) return { created: false, mustChangePassword: false };
+  const mustChangePassword = services.config.adminPassword === undefined;
+  const created = await insertUserIfAbsent(services.db, {
     userId: DEFAULT_ADMIN_ID,
     username: DEFAULT_ADMIN_NAME,
-    passwordHash: await s.passwords.hash(s.config.adminPassword ?? DEFAULT_ADMIN_PASSWORD),
+    passwordHash: await services.passwords.hash(services.config.adminPassword ?? DEFAULT_ADMIN_PASSWORD),
     projectName: null,
     role: 'ROLE_ADMIN',
     mustChangePassword,
@@ -38,44 +38,44 @@ export async function ensureDefaultAdmin(
   return { created, mustChangePassword: created && mustChangePassword };
 }
 
-export async function createUser(s: Services, request: UserCreateRequest): Promise<UserResult> {
-  const userId = await insertUser(s.db, {
+export async function createUser(services: Services, request: UserCreateRequest): Promise<UserResult> {
+  const userId = await insertUser(services.db, {
     username: request.username,
-    passwordHash: await s.passwords.hash(request.password),
+    passwordHash: await services.passwords.hash(request.password),
     projectName: request.projectName,
     role: request.role,
   });
   return { userId, valid: true };
 }
 
-export async function changePassword(s: Services, actor: Actor, userId: string, password: string): Promise<UserResult> {
+export async function changePassword(services: Services, actor: Actor, userId: string, password: string): Promise<UserResult> {
   const own = actor.userId === userId;
   if (!own && actor.role !== 'ROLE_ADMIN') {
     throw new AppError('forbidden', 'you may change only your own password');
   }
-  const target = await findUserById(s.db, userId);
+  const target = await findUserById(services.db, userId);
   if (!target) throw new AppError('not_found', `no user with id ${userId}`);
-  const tokenVersion = await updatePassword(s.db, userId, await s.passwords.hash(password));
+  const tokenVersion = await updatePassword(services.db, userId, await services.passwords.hash(password));
   if (!own) return { userId, valid: true };
-  const { token, expiresAt } = issueToken(s.tokens, { ...target, tokenVersion }, s.now());
+  const { token, expiresAt } = issueToken(services.tokens, { ...target, tokenVersion }, services.now());
   return { userId, valid: true, token, expiresAt: formatTimestamp(expiresAt) };
 }
 
-export async function deleteUser(s: Services, userId: string): Promise<void> {
-  await s.db.transaction(async (trx) => {
+export async function deleteUser(services: Services, userId: string): Promise<void> {
+  await services.db.transaction(async (trx) => {
     const admins = await lockAdminIds(trx);
     const target = await findUserById(trx, userId);
     if (!target) throw new AppError('not_found', `no user with id ${userId}`);
     if (target.role === 'ROLE_ADMIN' && admins.length <= 1) {
       throw new AppError('conflict', 'the last administrator cannot be deleted: create another administrator first');
     }
-    await retireTokensOfUser(trx, userId, s.now());
+    await retireTokensOfUser(trx, userId, services.now());
     await deleteUserRow(trx, userId);
   });
 }
 
-export async function listUsers(s: Services): Promise<User[]> {
-  const rows = await listUserRows(s.db);
+export async function listUsers(services: Services): Promise<User[]> {
+  const rows = await listUserRows(services.db);
   return rows.map((u) => ({
     userId: u.userId,
     username: u.username,

@@ -1,15 +1,10 @@
 // The real app on 127.0.0.1, an ephemeral port and a real database, for tests.
-import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import type { Knex } from 'knex';
-import { createApp } from '../../server/app.js';
-import { createPasswords } from '../../server/auth/passwords.js';
 import { type DbKind, type ServerConfig, loadConfig } from '../../server/config.js';
-import { openDatabase } from '../../server/db/connect.js';
-import { createHttpServer } from '../../server/http-server.js';
 import { createLogger } from '../../server/log.js';
-import { prepareDatabase } from '../../server/setup.js';
 import { DEFAULT_ADMIN_ID } from '../../server/services/users.js';
+import { startServer } from '../../server/start.js';
 import { type TestDatabase, createTestDatabase } from './db.js';
 
 /** The administrator's password in test servers (unless `mustChangeAdminPassword`). */
@@ -58,6 +53,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const base = loadConfig([], {});
   const config: ServerConfig = {
     ...base,
+    port: 0,
     bcryptCost: 4,
     logLevel: 'info',
     adminPassword: options.mustChangeAdminPassword ? undefined : ADMIN_PASSWORD,
@@ -73,13 +69,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     },
   });
   const log = createLogger(config.logLevel, sink);
-  const opened = await openDatabase(config.db);
-  const passwords = createPasswords(config.bcryptCost);
-  const prepared = await prepareDatabase(opened.db, config, passwords);
-  const app = createApp({ db: opened.db, config, log, secret: prepared.secret, passwords, now: options.now });
-  const server = createHttpServer(app.callback());
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const server = await startServer(config, { log, host: '127.0.0.1', now: options.now });
+  const url = `http://127.0.0.1:${server.port}`;
 
   const request: TestServer['request'] = async (method, path, opts = {}) => {
     const headers: Record<string, string> = { ...opts.headers };
@@ -103,7 +94,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   let adminToken: string | undefined;
   return {
     url,
-    db: opened.db,
+    db: server.db,
     config,
     logs,
     database,
@@ -118,9 +109,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       return adminToken;
     },
     async close() {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      await opened.close();
+      await server.stop(0);
       if (ownDatabase) await database.drop();
       // No endpoint may answer 500 in the test suite: the log says why where one did.
       const failures = logs.filter((line) => /"status":500\b/.test(line));

@@ -42,7 +42,7 @@ export async function runApply(options: ApplyOptions, deps: Pick<Deps, 'env' | '
     }
     deps.io.err(list.join('\n'));
     const ok = await deps.prompter.confirm(`Delete ${deletions.length} item(s) from ${client.url}?`, { default: false });
-    if (!ok) throw new AppError('conflict', 'cancelled: nothing was changed');
+    if (!ok) throw new AppError('failed', 'cancelled: nothing was changed');
   }
   // Progress on a terminal only, and not with --quiet or --json (docs/cli.md).
   const progress = deps.io.stderrIsTTY && !deps.settings.quiet && !deps.settings.json;

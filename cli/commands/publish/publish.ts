@@ -3,7 +3,8 @@ import { readFile } from 'node:fs/promises';
 import { Command } from 'commander';
 import { formatCreationDate, parseCreationDate } from '../../../common/dates.js';
 import { AppError } from '../../../common/errors.js';
-import { DESCRIPTION_MAX_BYTES, VersionRecord } from '../../../common/schemas/repositories.js';
+import { LooseBoolean } from '../../../common/schemas/common.js';
+import { DESCRIPTION_MAX_BYTES, VersionRecord, type VersionRecordBody } from '../../../common/schemas/repositories.js';
 import type { Deps } from '../../deps.js';
 import type { Report } from '../../output/index.js';
 import { action, checkRequest, example, withFlagNames, type FieldLabels } from '../support.js';
@@ -61,7 +62,7 @@ export function publishCommand(deps: Deps, run = runPublish): Command {
     .action(action<PublishOptions, PublishOptions>(deps, (flags) => ({ ...flags, latest: Boolean(flags.latest) }), run));
 }
 
-async function readRecordFile(path: string): Promise<Partial<VersionRecord>> {
+async function readRecordFile(path: string): Promise<Partial<VersionRecordBody>> {
   let text: string;
   try {
     text = await readFile(path, 'utf8');
@@ -71,7 +72,7 @@ async function readRecordFile(path: string): Promise<Partial<VersionRecord>> {
   try {
     const parsed: unknown = JSON.parse(text);
     if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('not an object');
-    return parsed as Partial<VersionRecord>;
+    return parsed as Partial<VersionRecordBody>;
   } catch (error) {
     throw new AppError('usage', `--file: ${path} is not a JSON object (${(error as Error).message})`);
   }
@@ -114,7 +115,7 @@ export async function runPublish(opts: PublishOptions, deps: Pick<Deps, 'io' | '
   const text = (await description(opts, deps)) ?? base.description;
   checkDescriptionSize(text, labels.description!);
   const projectName = opts.project ?? base.projectName ?? (await projectOfUser(deps));
-  const record: VersionRecord = {
+  const record: VersionRecordBody = {
     ...base,
     projectName,
     branch,
@@ -122,8 +123,8 @@ export async function runPublish(opts: PublishOptions, deps: Pick<Deps, 'io' | '
     repositoryUrl: address ? withoutUserInfo(address) : undefined,
     creationDate: opts.date ?? base.creationDate ?? formatCreationDate(deps.now()),
     type: opts.type ?? base.type,
-    // A record file may say "false" as text, as older clients do; only true marks the latest.
-    latestVersion: opts.latest || String(base.latestVersion) === 'true' || undefined,
+    // A record file may say "false" as text, as older clients do (the schema's LooseBoolean); only true marks the latest.
+    latestVersion: opts.latest || LooseBoolean.safeParse(base.latestVersion).data === true || undefined,
     description: text,
   };
   checkRequest(VersionRecord, record, labels);
@@ -143,7 +144,7 @@ export async function runPublish(opts: PublishOptions, deps: Pick<Deps, 'io' | '
 }
 
 /** Where each field of the record came from, as the user would name it. */
-function fieldLabels(opts: PublishOptions, base: Partial<VersionRecord>, env: NodeJS.ProcessEnv): FieldLabels {
+function fieldLabels(opts: PublishOptions, base: Partial<VersionRecordBody>, env: NodeJS.ProcessEnv): FieldLabels {
   const inFile = (path: string) => (opts.file ? `${path} in ${opts.file}` : path);
   const from = (flag: string, given: unknown, path: string) => (given !== undefined ? flag : inFile(path));
   const branchVariable = branchFromEnv(env)?.from;

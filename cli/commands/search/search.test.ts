@@ -50,7 +50,7 @@ describe('runSearch', () => {
   it('--latest --field with several matches fails and names the branches and projects', async () => {
     const api = fakeApi({ search: async () => page([record(), record({ branch: 'dev' })]) });
     await expect(runSearch(parseSearchFlags({ group: 'g', latest: true, field: 'version' }), fakeDeps({ api }))).rejects.toMatchObject({
-      code: 'conflict',
+      code: 'failed',
       message: expect.stringMatching(/project shop branch main; project shop branch dev.*--branch or --project/),
     });
   });
@@ -73,7 +73,7 @@ describe('runSearch', () => {
   it('--latest --field fails when more latest records match than the page shows', async () => {
     const api = fakeApi({ search: async () => page([record()], 1, 2, 2) });
     await expect(runSearch(parseSearchFlags({ group: 'g', latest: true, field: 'version', size: '1' }), fakeDeps({ api }))).rejects.toMatchObject({
-      code: 'conflict',
+      code: 'failed',
       message: expect.stringMatching(/--latest matched 2 records \(project shop branch main; and 1 more\).*--branch or --project/),
     });
   });

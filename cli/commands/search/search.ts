@@ -157,7 +157,7 @@ export async function runSearch(opts: SearchOptions, deps: Pick<Deps, 'io' | 'ap
   if (opts.latest && opts.field && matched > 1) {
     const named = records.map((r) => `project ${r.projectName} branch ${r.branch}`);
     if (matched > records.length) named.push(`and ${matched - records.length} more`);
-    throw new AppError('conflict', `--latest matched ${matched} records (${named.join('; ')}): add --branch or --project to pick one`);
+    throw new AppError('failed', `--latest matched ${matched} records (${named.join('; ')}): add --branch or --project to pick one`);
   }
   const notes: string[] = [];
   if (records.length === 0) notes.push(`No versions match ${describe(opts.filters)}.`);

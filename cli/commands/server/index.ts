@@ -54,7 +54,7 @@ export function register(program: Command, deps: Deps): void {
       keepYoungGenerationSmall();
       const { runServer } = await import('../../../server/main.js');
       const cli = cliInvocation(deps.env, process.argv[1] ?? 'repoadmin', process.cwd());
-      process.exitCode = await runServer(settings, deps.env, deps.io, { cli });
+      await runServer(settings, deps.env, deps.io, { cli });
     });
   server.addHelpText('after', () => {
     const helper = server.createHelp();

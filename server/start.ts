@@ -1,0 +1,111 @@
+// Starting a server: config -> listen (503 until ready) -> database -> migrate -> app. The one way
+// to start one, used by `repoadmin server` (main.ts) and the tests' servers.
+import http from 'node:http';
+import type { Knex } from 'knex';
+import type { Logger } from 'pino';
+import { AppError } from '../common/errors.js';
+import { createApp } from './app.js';
+import { createPasswords } from './auth/passwords.js';
+import type { ServerConfig } from './config.js';
+import { openDatabase } from './db/connect.js';
+import { createHttpServer } from './http-server.js';
+import { errorBody } from './middleware/errors.js';
+import { prepareDatabase } from './setup.js';
+
+export interface StartOptions {
+  log: Logger;
+  /** The address to listen on; all of the machine's when absent. */
+  host?: string;
+  /** The server's clock (tests: token expiry, last use, login windows). */
+  now?: () => Date;
+  /** What the operator should know as soon as it is known (a data folder that was open to others). */
+  warn?: (message: string) => void;
+}
+
+export interface RunningServer {
+  port: number;
+  db: Knex;
+  /** For the start-up line: "embedded PGlite at /path" or "PostgreSQL repoadmin on host:5432". */
+  description: string;
+  /** True when the first administrator was created now with the documented password. */
+  adminMustChangePassword: boolean;
+  /**
+   * Stops taking connections, gives requests in flight up to `graceMs` to finish (idle keep-alive
+   * connections are closed as they become idle), then closes the database.
+   */
+  stop(graceMs: number): Promise<void>;
+}
+
+function listen(server: http.Server, port: number, host: string | undefined): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      const address = server.address();
+      resolve(typeof address === 'object' && address ? address.port : port);
+    });
+  });
+}
+
+/** Answers while the database is being opened: the port is taken before that, so nothing is created when it is not free. */
+function starting(_request: http.IncomingMessage, response: http.ServerResponse): void {
+  const body = JSON.stringify(errorBody(new AppError('unavailable', 'the server is starting; try again in a moment')));
+  response.writeHead(503, { 'content-type': 'application/json; charset=utf-8', 'retry-after': '1' }).end(body);
+}
+
+function closeServer(server: http.Server, graceMs: number): Promise<void> {
+  return new Promise<void>((resolve) => {
+    // Keep-alive connections become idle as their last request finishes: close them as they do.
+    const sweep = setInterval(() => server.closeIdleConnections(), 100);
+    const force = setTimeout(() => {
+      server.closeAllConnections();
+      resolve();
+    }, graceMs);
+    server.close(() => {
+      clearInterval(sweep);
+      clearTimeout(force);
+      resolve();
+    });
+    server.closeIdleConnections();
+  });
+}
+
+export async function startServer(config: ServerConfig, options: StartOptions): Promise<RunningServer> {
+  let handler: http.RequestListener = starting;
+  const server = createHttpServer((request, response) => handler(request, response));
+  let port: number;
+  try {
+    port = await listen(server, config.port, options.host);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new Error(
+      code === 'EADDRINUSE'
+        ? `port ${config.port} is already in use; choose another with --port / REPO_MAN_PORT`
+        : `cannot listen on port ${config.port}: ${(error as Error).message}`,
+    );
+  }
+
+  let database: Awaited<ReturnType<typeof openDatabase>> | undefined;
+  try {
+    database = await openDatabase(config.db);
+    for (const warning of database.warnings) options.warn?.(warning);
+    const passwords = createPasswords(config.bcryptCost);
+    const prepared = await prepareDatabase(database.db, config, passwords);
+    handler = createApp({ db: database.db, config, log: options.log, secret: prepared.secret, passwords, now: options.now }).callback();
+    const { db, description, close } = database;
+    return {
+      port,
+      db,
+      description,
+      adminMustChangePassword: prepared.adminMustChangePassword,
+      async stop(graceMs) {
+        await closeServer(server, graceMs);
+        await close();
+      },
+    };
+  } catch (error) {
+    server.close();
+    await database?.close().catch(() => {});
+    throw error;
+  }
+}
