@@ -5,6 +5,7 @@ import type { TokenScope } from '../../common/schemas/tokens.js';
 import type { Role } from '../../common/schemas/users.js';
 import { type Db } from './dialects/index.js';
 import { isUniqueViolation, toDate } from './rows.js';
+import { cachedRows } from './statements.js';
 
 export interface TokenRow {
   id: string;
@@ -54,12 +55,15 @@ function toToken(row: Record<string, unknown>): TokenRow {
 
 const withUser = (db: Db) => db('tokens as t').join('users as u', 'u.id', 't.user_id');
 
-/** The token of this hash with its user, in one indexed lookup. */
+/**
+ * The token of this hash with its user, in one indexed lookup. Every request with a project token
+ * makes it: built once, a prepared statement where the driver has them, as the user of a session
+ * token is read (server/db/users.ts).
+ */
 export async function findTokenByHash(db: Db, tokenHash: string): Promise<TokenWithUser | undefined> {
-  const row = await withUser(db)
-    .select([...COLUMNS, 'u.role', 'u.must_change_password'])
-    .where('t.token_hash', tokenHash)
-    .first();
+  const [row] = await cachedRows(db, 'token-by-hash', [tokenHash, 1], () =>
+    withUser(db).select([...COLUMNS, 'u.role', 'u.must_change_password']).where('t.token_hash', tokenHash).first(),
+  );
   if (!row) return undefined;
   return { ...toToken(row), role: row.role as Role, mustChangePassword: Boolean(row.must_change_password) };
 }

@@ -99,18 +99,26 @@ describe.each(serverKinds)('%s behind a proxy', (kind) => {
     proxy.set('pass');
     await until(async () => (await server.request('GET', '/health/ready')).status === 200, 10_000);
     // Connections the pool began opening during the outage time out within the connect timeout;
-    // requests that meet one get 503 until then, and none after.
-    await until(async () => (await server.request('POST', '/v1/repositories', { token, body: record('1.0.2') })).status === 201, CONNECT_MS + 1_500);
-    const answers = await Promise.all(Array.from({ length: POOL_MAX }, () => server.request('POST', '/v1/repositories/search', { body: { groupId: 'faults' } })));
-    expect(answers.map((a) => a.body.page?.totalElements)).toEqual(Array.from({ length: POOL_MAX }, () => 2));
-    await until(async () => recoveryLines(server).length === 1, 5_000);
-    expect(outageLines(server)).toHaveLength(1);
-    expect(JSON.parse(recoveryLines(server)[0]!).failedRequests).toBeGreaterThanOrEqual(5);
+    // requests that meet one get 503 until then, and none after: a whole pool's worth of requests at
+    // once is served within two connect timeouts of the network coming back.
+    expect(await until(async () => (await server.request('POST', '/v1/repositories', { token, body: record('1.0.2') })).status === 201, CONNECT_MS + 1_500)).toBeLessThan(CONNECT_MS + 1_500);
+    await until(async () => {
+      const answers = await Promise.all(Array.from({ length: POOL_MAX }, () => server.request('POST', '/v1/repositories/search', { body: { groupId: 'faults' } })));
+      return answers.every((a) => a.status === 200 && a.body.page.totalElements === 2);
+    }, 2 * CONNECT_MS + 1_500);
+    // Logged once per outage with a count, not once per failed request; a relapse while the pool's
+    // half-open connections time out is an outage of its own, and every outage is logged as ended.
+    await until(async () => recoveryLines(server).length === outageLines(server).length, 5_000);
+    const failed = recoveryLines(server).reduce((sum, line) => sum + Number(JSON.parse(line).failedRequests), 0);
+    expect(failed).toBeGreaterThanOrEqual(POOL_MAX);
+    expect(outageLines(server).length).toBeGreaterThanOrEqual(1);
+    expect(outageLines(server).length).toBeLessThan(failed / 3);
     expect(server.logs.filter((l) => l.includes('"stack"'))).toEqual([]);
   }, 60_000);
 
   it('answers 503 at once when the connections are reset, and recovers', async () => {
     expect((await server.request('GET', '/health/ready')).status).toBe(200);
+    const before = outageLines(server).length;
     proxy.set('reset');
     for (let i = 0; i < 5; i++) {
       const search = await timed(server.request('POST', '/v1/repositories/search', { body: {} }));
@@ -119,8 +127,8 @@ describe.each(serverKinds)('%s behind a proxy', (kind) => {
     }
     proxy.set('pass');
     await until(async () => (await server.request('POST', '/v1/repositories/search', { body: {} })).status === 200, 5_000);
-    await until(async () => recoveryLines(server).length === 2, 5_000);
-    expect(outageLines(server)).toHaveLength(2);
+    await until(async () => recoveryLines(server).length === before + 1, 5_000);
+    expect(outageLines(server)).toHaveLength(before + 1);
     expect(server.logs.filter((l) => l.includes('"stack"'))).toEqual([]);
   }, 60_000);
 });
