@@ -20,3 +20,18 @@ export function within<T>(promise: Promise<T>, ms: number, error: () => Error): 
     );
   });
 }
+
+/**
+ * `running`, a statement sent on `connection`, bounded by `limitMs`: past it the statement fails
+ * with CLIENT_TIMEOUT, the connection is marked so knex's pool drops it (`__knex__disposed`), and
+ * `destroy` closes its socket, whose state is unknown.
+ */
+export function boundStatement<T>(running: Promise<T>, connection: { __knex__disposed?: unknown }, limitMs: number, destroy: () => void): Promise<T> {
+  return within(running, limitMs, () => {
+    const error = Object.assign(new Error(`the database did not answer within ${limitMs} ms`), { code: CLIENT_TIMEOUT });
+    connection.__knex__disposed = error;
+    destroy();
+    running.catch(() => {});
+    return error;
+  });
+}

@@ -9,7 +9,7 @@ import knexFactory, { type Knex } from 'knex';
 import { AppError } from '../../common/errors.js';
 import type { ServerConfig } from '../config.js';
 import { describeMysqlConnectionError, mysqlKnex, serverName } from './dialects/mysql.js';
-import { CLIENT_TIMEOUT, within } from './client-timeout.js';
+import { boundStatement } from './client-timeout.js';
 import { lockDataDir } from './lock.js';
 import { MIGRATION_CONFIG } from './migrations/index.js';
 
@@ -101,13 +101,7 @@ function postgresClient(driver: unknown, limitMs: number): typeof Knex.Client {
     _query(connection: PgConnection, obj: unknown): Promise<unknown> {
       const query = (ClientPG.prototype as unknown as { _query(c: PgConnection, o: unknown): Promise<unknown> })._query;
       const running = query.call(this, connection, obj);
-      return within(running, limitMs, () => {
-        const error = Object.assign(new Error(`the database did not answer within ${limitMs} ms`), { code: CLIENT_TIMEOUT });
-        connection.__knex__disposed = error;
-        connection.connection?.stream?.destroy();
-        running.catch(() => {});
-        return error;
-      });
+      return boundStatement(running, connection, limitMs, () => connection.connection?.stream?.destroy());
     }
   } as unknown as typeof Knex.Client;
 }

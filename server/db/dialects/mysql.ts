@@ -6,7 +6,7 @@ import { createRequire } from 'node:module';
 import knexFactory, { type Knex } from 'knex';
 import { AppError } from '../../../common/errors.js';
 import type { ServerConfig } from '../../config.js';
-import { CLIENT_TIMEOUT, within } from '../client-timeout.js';
+import { boundStatement } from '../client-timeout.js';
 import type { Db, Dialect, ErrorClass } from './index.js';
 
 const require = createRequire(import.meta.url);
@@ -122,7 +122,6 @@ export const mysqlDialect: Dialect = {
   },
 };
 
-/** knex's mysql2 client, handed the driver module loaded from the user's folder. */
 /** The parts of a mysql2 connection that the client-side timeout reaches into. */
 interface DriverConnection {
   __knex__disposed?: unknown;
@@ -146,13 +145,7 @@ function mysqlClient(driver: unknown, limitMs: number): typeof Knex.Client {
     _query(connection: DriverConnection, obj: unknown): Promise<unknown> {
       const query = (ClientMySQL2.prototype as unknown as { _query(c: DriverConnection, o: unknown): Promise<unknown> })._query;
       const running = query.call(this, connection, obj);
-      return within(running, limitMs, () => {
-        const error = Object.assign(new Error(`the database did not answer within ${limitMs} ms`), { code: CLIENT_TIMEOUT });
-        connection.__knex__disposed = error;
-        connection.destroy?.();
-        running.catch(() => {});
-        return error;
-      });
+      return boundStatement(running, connection, limitMs, () => connection.destroy?.());
     }
   } as unknown as typeof Knex.Client;
 }
