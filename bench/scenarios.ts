@@ -13,9 +13,9 @@ import {
 import { randomBytes } from 'node:crypto';
 import { createPasswords } from '../server/auth/passwords.js';
 import { tokenSettings } from '../server/auth/tokens.js';
-import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { withoutUserInfo } from '../common/urls.js';
+import { publishStatement } from '../server/db/dialects/postgres.js';
 import { countQuery, latestQuery, pageQuery, toRow } from '../server/db/versions.js';
 import { generateToken } from '../server/services/auth.js';
 import type { Actor, Services } from '../server/services/context.js';
@@ -189,10 +189,10 @@ function loginScenario(): Scenario {
 const COORDINATES = ['project_name', 'branch', 'group_id', 'artifact_id', 'version'];
 
 /**
- * The server's publish transaction on PostgreSQL (server/db/versions.ts, dialects/postgres.ts) sent
- * straight through a `pg` pool as named prepared statements: for a latest record, the key's advisory
- * lock, clearing the key's other latest flag and the upsert, in one transaction; otherwise the upsert
- * alone. The statements are built by knex for each record, on this side of the measurement.
+ * The server's publish on PostgreSQL (server/db/versions.ts, dialects/postgres.ts) sent straight
+ * through a `pg` pool as a named prepared statement: the same statement, built by the server's
+ * `publishStatement` (which takes the key's lock and, for a latest record, clears the key's other
+ * latest flag, then inserts or replaces the record), one per record, on this side of the measurement.
  */
 export async function publishThroughPg(pool: pg.Pool, i: number): Promise<unknown> {
   const record = VersionRecord.parse(publishedRecord(i));
@@ -208,36 +208,17 @@ export async function publishThroughPg(pool: pg.Pool, i: number): Promise<unknow
     latestVersion: record.latestVersion ?? false,
     description: record.description ?? null,
   };
-  const row = { ...toRow(fields), updated_at: pgBuilder.fn.now(3) };
-  const upsert = pgBuilder('versions')
-    .insert({ ...row, uid: randomUUID() })
-    .onConflict(COORDINATES)
-    .merge(Object.keys(row))
-    .returning(['uid', pgBuilder.raw('(xmax = 0) as created')])
-    .toSQL()
-    .toNative();
-  if (!fields.latestVersion) return pool.query({ name: 'bench_upsert', text: upsert.sql, values: [...upsert.bindings] });
-  const clear = pgBuilder('versions')
-    .where({ project_name: fields.projectName, group_id: fields.groupId, artifact_id: fields.artifactId, branch: fields.branch, latest_version: true })
-    .whereNot('version', fields.version)
-    .update({ latest_version: false, updated_at: pgBuilder.fn.now(3) })
-    .toSQL()
-    .toNative();
-  const key = JSON.stringify([fields.projectName, fields.groupId, fields.artifactId, fields.branch]);
-  const client = await pool.connect();
-  try {
-    await client.query('begin');
-    await client.query({ name: 'bench_lock', text: 'select pg_advisory_xact_lock(hashtext($1))', values: [key] });
-    await client.query({ name: 'bench_clear', text: clear.sql, values: [...clear.bindings] });
-    const result = await client.query({ name: 'bench_upsert', text: upsert.sql, values: [...upsert.bindings] });
-    await client.query('commit');
-    return result;
-  } catch (error) {
-    await client.query('rollback').catch(() => {});
-    throw error;
-  } finally {
-    client.release();
-  }
+  const key = {
+    lock: JSON.stringify([fields.projectName, fields.groupId, fields.artifactId, fields.branch]),
+    projectName: fields.projectName,
+    groupId: fields.groupId,
+    artifactId: fields.artifactId,
+    branch: fields.branch,
+    version: fields.version,
+  };
+  const { sql, bindings } = publishStatement(toRow(fields), COORDINATES, key, fields.latestVersion);
+  const native = pgBuilder.raw(sql, bindings as Knex.RawBinding[]).toSQL().toNative();
+  return pool.query({ name: 'bench_publish', text: native.sql, values: [...native.bindings] });
 }
 
 /** The scenarios, their SQL written for this dialect. */

@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 import { AppError } from '../../common/errors.js';
 import type { Paging, SearchFilters, SortField } from '../../common/schemas/repositories.js';
 import { versionKey } from '../../common/version-key.js';
-import { type Db, dialectOf } from './dialects/index.js';
+import { type Db, type PublishCheck, type PublishKey, dialectOf } from './dialects/index.js';
 import { retryConflicts } from './faults.js';
 import { toDate, toNumber } from './rows.js';
 import { cachedRows } from './statements.js';
@@ -88,46 +88,37 @@ export function toRow(fields: VersionFields): Record<string, unknown> {
 
 const COORDINATE_COLUMNS = ['project_name', 'branch', 'group_id', 'artifact_id', 'version'];
 
-/** The key whose publishes take turns: the latest flag and the summary counts live within it. */
-function publishKey(fields: VersionFields): string {
-  return JSON.stringify([fields.projectName, fields.groupId, fields.artifactId, fields.branch]);
+function publishKey(fields: VersionFields): PublishKey {
+  return {
+    lock: JSON.stringify([fields.projectName, fields.groupId, fields.artifactId, fields.branch]),
+    projectName: fields.projectName,
+    groupId: fields.groupId,
+    artifactId: fields.artifactId,
+    branch: fields.branch,
+    version: fields.version,
+  };
 }
 
 /**
- * Inserts the record, or replaces the one of the same coordinates keeping its uid, in one
- * statement, in turn with the other publishes of its key where the dialect can lock in that
- * statement (server/db/dialects).
- */
-function upsertRow(db: Db, fields: VersionFields): Promise<{ uid: string; created: boolean }> {
-  return dialectOf(db).upsertVersionRow(db, { ...toRow(fields), updated_at: db.fn.now(3) }, COORDINATE_COLUMNS, publishKey(fields));
-}
-
-/**
- * Inserts or replaces the record of these coordinates. With `latestVersion` it becomes the only
- * latest record of its key, in the same transaction, which takes the key's lock (held until the
- * commit) before it reads. A deadlock, serialization failure or lock timeout all the same (the
- * database rolled the work back) is retried.
+ * Inserts or replaces the record of these coordinates, in turn with the other publishes of its key
+ * (they share its latest flag and summary counts). With `latestVersion` it becomes the only latest
+ * record of its key in the same transaction (server/db/dialects). A deadlock, serialization failure
+ * or lock timeout all the same (the database rolled the work back) is retried.
  */
 export function upsertVersion(db: Knex, fields: VersionFields): Promise<{ uid: string; created: boolean }> {
-  if (!fields.latestVersion) return retryConflicts(() => upsertRow(db, fields));
-  return retryConflicts(() =>
-    dialectOf(db).transactionWithLock(db, publishKey(fields), async (trx) => {
-      const values = [false, fields.projectName, fields.groupId, fields.artifactId, fields.branch, true, fields.version];
-      await cachedRows(trx, 'clear-latest', values, () =>
-        trx('versions')
-          .where({
-            project_name: fields.projectName,
-            group_id: fields.groupId,
-            artifact_id: fields.artifactId,
-            branch: fields.branch,
-            latest_version: true,
-          })
-          .whereNot('version', fields.version)
-          .update({ latest_version: false, updated_at: trx.fn.now(3) }),
-      );
-      return upsertRow(trx, fields);
-    }),
-  );
+  const row = { ...toRow(fields), updated_at: db.fn.now(3) };
+  return retryConflicts(() => dialectOf(db).publishVersionRow(db, row, COORDINATE_COLUMNS, publishKey(fields), fields.latestVersion));
+}
+
+/**
+ * As upsertVersion, in one statement with the check of the publish's credential (PublishCheck),
+ * where the dialect can. Undefined, with nothing written, when the dialect cannot or the check fails.
+ */
+export async function upsertCheckedVersion(db: Knex, fields: VersionFields, check: PublishCheck): Promise<{ uid: string; created: boolean } | undefined> {
+  const dialect = dialectOf(db);
+  if (!dialect.publishCheckedVersionRow) return undefined;
+  const row = { ...toRow(fields), updated_at: db.fn.now(3) };
+  return retryConflicts(() => dialect.publishCheckedVersionRow!(db, row, COORDINATE_COLUMNS, publishKey(fields), fields.latestVersion, check));
 }
 
 /**

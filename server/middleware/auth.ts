@@ -4,9 +4,12 @@ import type { Context, Middleware } from 'koa';
 import { AppError } from '../../common/errors.js';
 import { type TokenScope, isProjectToken } from '../../common/schemas/tokens.js';
 import type { Role } from '../../common/schemas/users.js';
+import { hashProjectToken } from '../auth/project-tokens.js';
+import { verifyToken } from '../auth/tokens.js';
 import { actorFromToken } from '../services/auth.js';
 import type { Actor, Services } from '../services/context.js';
 import { actorFromProjectToken } from '../services/tokens.js';
+import type { SignedCredential } from '../services/versions.js';
 
 const BEARER = /^bearer\s+(\S+)\s*$/i;
 
@@ -17,6 +20,24 @@ async function actorOf(services: Services, ctx: Context): Promise<Actor | undefi
   if (!m) throw new AppError('unauthorized', 'send the token as "Authorization: Bearer <token>"');
   const token = m[1]!;
   return isProjectToken(token) ? actorFromProjectToken(services, token) : actorFromToken(services, token);
+}
+
+/**
+ * The request's bearer token when it is well formed and, for a session token, signed by this
+ * server and not expired; what the database knows of it is not read here. Undefined otherwise: the
+ * usual checks then say what is wrong.
+ */
+export function signedCredential(services: Services, ctx: Context): SignedCredential | undefined {
+  const m = BEARER.exec(ctx.get('Authorization'));
+  if (!m) return undefined;
+  const token = m[1]!;
+  if (isProjectToken(token)) return { kind: 'project', tokenHash: hashProjectToken(token) };
+  try {
+    const claims = verifyToken(services.tokens, token);
+    return { kind: 'session', userId: claims.uid, username: claims.sub, tokenVersion: claims.tv };
+  } catch {
+    return undefined;
+  }
 }
 
 export function currentActor(ctx: Context): Actor {

@@ -12,7 +12,17 @@ import {
   type VersionInformation,
   type VersionRecord,
 } from '../../common/schemas/repositories.js';
-import { type StoredVersion, findByUid, findLatest, searchVersions, upsertVersion } from '../db/versions.js';
+import type { PublishCheck } from '../db/dialects/index.js';
+import {
+  type StoredVersion,
+  type VersionFields,
+  findByUid,
+  findLatest,
+  searchVersions,
+  upsertCheckedVersion,
+  upsertVersion,
+} from '../db/versions.js';
+import { LAST_USED_RESOLUTION_MS } from './tokens.js';
 import type { Actor, Services } from './context.js';
 
 /** A stored record as the API answers with it (docs/api.md, "Version records"). */
@@ -41,7 +51,38 @@ export async function publish(services: Services, actor: Actor, record: VersionR
       `user ${actor.username} may publish only to project "${actor.projectName ?? ''}", not "${record.projectName}"`,
     );
   }
-  const { uid, created } = await upsertVersion(services.db, {
+  const { uid, created } = await upsertVersion(services.db, storedFields(services, record));
+  return { _status: true, uid, created };
+}
+
+/**
+ * A bearer token whose signature (session) or form (project) has been checked, but not what the
+ * database knows of it: its user, version, scope, expiry and project.
+ */
+export type SignedCredential =
+  | { kind: 'session'; userId: string; username: string; tokenVersion: number }
+  | { kind: 'project'; tokenHash: string };
+
+/**
+ * Publishes in one statement that also checks what the database knows of the credential, by the
+ * same rules as resolving it to an actor and calling `publish` (one round trip instead of two).
+ * Undefined, with nothing written, when the check fails (or the database kind cannot make it): the
+ * caller then takes the usual way, which says why, or records a project token's use that is due.
+ */
+export async function publishChecked(services: Services, credential: SignedCredential, record: VersionRecord): Promise<PublishResult | undefined> {
+  const projectName = record.projectName;
+  const now = services.now();
+  const check: PublishCheck =
+    credential.kind === 'session'
+      ? { ...credential, projectName }
+      : { ...credential, projectName, now, usedSince: new Date(now.getTime() - LAST_USED_RESOLUTION_MS) };
+  const stored = await upsertCheckedVersion(services.db, storedFields(services, record), check);
+  return stored && { _status: true, uid: stored.uid, created: stored.created };
+}
+
+/** The fields a published record is stored with. */
+function storedFields(services: Services, record: VersionRecord): VersionFields {
+  return {
     projectName: record.projectName,
     branch: record.branch,
     groupId: record.artifact.groupId,
@@ -52,8 +93,7 @@ export async function publish(services: Services, actor: Actor, record: VersionR
     type: record.type ?? DEFAULT_TYPE,
     latestVersion: record.latestVersion ?? false,
     description: record.description ?? null,
-  });
-  return { _status: true, uid, created };
+  };
 }
 
 export async function search(services: Services, filters: SearchFilters, paging: Paging): Promise<SearchResult> {

@@ -10,18 +10,57 @@ export type Db = Knex | Knex.Transaction;
 /** What a driver error means for the caller; undefined: nothing special (an internal error). */
 export type ErrorClass = 'unavailable' | 'retry' | 'conflict';
 
+/**
+ * What the database checks of a publish's credential, the same rules as the separate lookup
+ * (server/services/auth.ts, tokens.ts, versions.ts): a session token's user still exists under its
+ * name with the token's version, a project token is known, of the scope publish, not expired and
+ * used within the last minute (else its last use is due to be recorded); the user need not change
+ * the password and is an administrator or belongs to `projectName`, the record's project.
+ */
+export type PublishCheck =
+  | { kind: 'session'; userId: string; username: string; tokenVersion: number; projectName: string }
+  | { kind: 'project'; tokenHash: string; projectName: string; now: Date; usedSince: Date };
+
+/** The key whose publishes take turns (`lock` names it), and the version a latest publish keeps. */
+export interface PublishKey {
+  lock: string;
+  projectName: string;
+  groupId: string;
+  artifactId: string;
+  branch: string;
+  version: string;
+}
+
 export interface Dialect {
   name: 'postgres' | 'mysql';
   /** What follows `?? like ?` so that a backslash escapes `%`, `_` and itself. */
   likeEscape: string;
   /**
-   * Inserts a version row, or replaces the row of the same coordinates keeping its uid, in one
-   * statement; tells which happened. Where the dialect can, the statement first takes the lock of
-   * `lockKey` for the rest of the transaction, so publishes of one key change its rows in turn.
+   * Publishes a version row: inserts it, or replaces the row of the same coordinates keeping its
+   * uid, and tells which happened. With `latest`, the key's other latest rows stop being latest in
+   * the same transaction. Publishes of one key take turns: each holds the key's lock until its
+   * commit.
    */
-  upsertVersionRow(db: Db, row: Record<string, unknown>, coordinates: string[], lockKey: string): Promise<{ uid: string; created: boolean }>;
-  /** Runs `work` in a transaction that holds an exclusive lock on `key` until it has ended. */
-  transactionWithLock<T>(db: Knex, key: string, work: (trx: Knex.Transaction) => Promise<T>): Promise<T>;
+  publishVersionRow(
+    db: Knex,
+    row: Record<string, unknown>,
+    coordinates: string[],
+    key: PublishKey,
+    latest: boolean,
+  ): Promise<{ uid: string; created: boolean }>;
+  /**
+   * Where the dialect can: publishes as publishVersionRow does, in one statement with the check
+   * that the credential still holds and may publish to the record's project; undefined, with
+   * nothing written, when it does not.
+   */
+  publishCheckedVersionRow?(
+    db: Knex,
+    row: Record<string, unknown>,
+    coordinates: string[],
+    key: PublishKey,
+    latest: boolean,
+    check: PublishCheck,
+  ): Promise<{ uid: string; created: boolean } | undefined>;
   /**
    * Adds one to the counter column of the row with these key values (inserting it at 1) unless it
    * has reached `limit`, in one statement: true when it was counted.

@@ -41,45 +41,62 @@ async function affectedRows(db: Db, query: Knex.QueryBuilder): Promise<number> {
   return header.affectedRows;
 }
 
+/** Inserts a version row or replaces the one of the same coordinates, keeping its uid: which happened. */
+async function upsertVersionRow(db: Db, row: Record<string, unknown>, coordinates: string[]): Promise<{ uid: string; created: boolean }> {
+  const uid = randomUUID();
+  const inserted = (await affectedRows(db, db('versions').insert({ ...row, uid }).onConflict(coordinates).merge(Object.keys(row)))) === 1;
+  if (inserted) return { uid, created: true };
+  const where = Object.fromEntries(coordinates.map((c) => [c, row[c]]));
+  const stored = await db('versions').select('uid').where(where).first();
+  return { uid: String(stored.uid), created: false };
+}
+
+/**
+ * Runs `work` in a transaction that holds the named lock of `key`. GET_LOCK belongs to a
+ * connection, not to a transaction: the lock is taken and released on the transaction's own
+ * connection, around the transaction, so it is held until the commit is done.
+ */
+async function transactionWithLock<T>(db: Knex, key: string, work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+  const database = String((db.client.config.connection as { database?: string } | undefined)?.database ?? '');
+  const name = `repoadmin:${createHash('sha1').update(`${database}\0${key}`).digest('hex')}`;
+  const connection = await db.client.acquireConnection();
+  try {
+    const [lock] = await db.select(db.raw('get_lock(?, ?) as got', [name, LOCK_WAIT_SECONDS])).connection(connection);
+    if (Number(lock?.got) !== 1) {
+      throw new AppError('unavailable', 'the database is busy with other publishes of this version: try again shortly');
+    }
+    try {
+      return await db.transaction(work, { connection });
+    } finally {
+      // Should the connection have died, the server has dropped its locks with it.
+      await db
+        .select(db.raw('release_lock(?) as released', [name]))
+        .connection(connection)
+        .catch(() => undefined);
+    }
+  } finally {
+    await db.client.releaseConnection(connection);
+  }
+}
+
 export const mysqlDialect: Dialect = {
   name: 'mysql',
   // A backslash is itself escaped inside MySQL string literals.
   likeEscape: "escape '\\\\'",
 
-  async upsertVersionRow(db, row, coordinates) {
-    const uid = randomUUID();
-    const inserted = (await affectedRows(db, db('versions').insert({ ...row, uid }).onConflict(coordinates).merge(Object.keys(row)))) === 1;
-    if (inserted) return { uid, created: true };
-    const where = Object.fromEntries(coordinates.map((c) => [c, row[c]]));
-    const stored = await db('versions').select('uid').where(where).first();
-    return { uid: String(stored.uid), created: false };
-  },
-
   /**
-   * GET_LOCK belongs to a connection, not to a transaction: the lock is taken and released on the
-   * transaction's own connection, around the transaction, so it is held until the commit is done.
+   * A record that is not latest is one statement. A latest one clears the key's other latest
+   * records and is written in one transaction that holds the key's named lock.
    */
-  async transactionWithLock<T>(db: Knex, key: string, work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
-    const database = String((db.client.config.connection as { database?: string } | undefined)?.database ?? '');
-    const name = `repoadmin:${createHash('sha1').update(`${database}\0${key}`).digest('hex')}`;
-    const connection = await db.client.acquireConnection();
-    try {
-      const [lock] = await db.select(db.raw('get_lock(?, ?) as got', [name, LOCK_WAIT_SECONDS])).connection(connection);
-      if (Number(lock?.got) !== 1) {
-        throw new AppError('unavailable', 'the database is busy with other publishes of this version: try again shortly');
-      }
-      try {
-        return await db.transaction(work, { connection });
-      } finally {
-        // Should the connection have died, the server has dropped its locks with it.
-        await db
-          .select(db.raw('release_lock(?) as released', [name]))
-          .connection(connection)
-          .catch(() => undefined);
-      }
-    } finally {
-      await db.client.releaseConnection(connection);
-    }
+  async publishVersionRow(db, row, coordinates, key, latest) {
+    if (!latest) return upsertVersionRow(db, row, coordinates);
+    return transactionWithLock(db, key.lock, async (trx) => {
+      await trx('versions')
+        .where({ project_name: key.projectName, group_id: key.groupId, artifact_id: key.artifactId, branch: key.branch, latest_version: true })
+        .whereNot('version', key.version)
+        .update({ latest_version: false, updated_at: trx.fn.now(3) });
+      return upsertVersionRow(trx, row, coordinates);
+    });
   },
 
   async countUpTo(db, table, key, counter, limit) {

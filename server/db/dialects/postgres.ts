@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { CLIENT_TIMEOUT } from '../client-timeout.js';
-import type { Db, Dialect, ErrorClass } from './index.js';
+import type { Db, Dialect, ErrorClass, PublishCheck, PublishKey } from './index.js';
 
 /**
  * SQLSTATE codes (PostgreSQL, appendix A) of a database that cannot serve us now: connection
@@ -53,43 +53,79 @@ function named<T extends { options(options: Readonly<Record<string, unknown>>): 
   return query.options({ name });
 }
 
-const LOCK = 'select pg_advisory_xact_lock(hashtext(?))';
+/**
+ * The statement that publishes a version row: inserts it, or replaces the row of the same
+ * coordinates keeping its uid, and tells which happened (`xmax = 0` holds for a row this statement
+ * inserted, not for one it updated). The benchmark sends the same statement straight through `pg`.
+ *
+ * Its first step calls `versions_take_key` (migration 20261123120000_versions_take_key), which
+ * takes the transaction-scoped advisory lock of the record's key and, for a latest record, clears
+ * the key's other latest records. The function is VOLATILE, so its UPDATE reads a snapshot taken
+ * after the lock was granted and sees what the publish before it committed; the INSERT ... ON
+ * CONFLICT that follows finds conflicting rows through the index, whatever its own snapshot. So a
+ * publish is one statement and one round trip, and publishes of one key still take turns. Two
+ * publishes of different keys share no row, so publishes never wait for each other in a circle.
+ * The values are cast because a SELECT does not take its types from the target columns as VALUES
+ * does.
+ */
+export function publishStatement(
+  row: Record<string, unknown>,
+  coordinates: string[],
+  key: PublishKey,
+  latest: boolean,
+  check?: PublishCheck,
+): { sql: string; bindings: unknown[] } {
+  const columns = ['uid', ...Object.keys(row).filter((c) => c !== 'updated_at')];
+  const cast: Record<string, string> = { uid: '::uuid', creation_date: '::timestamptz', latest_version: '::boolean' };
+  const replaced = columns.filter((c) => c !== 'uid' && !coordinates.includes(c));
+  const checked = check ? credentialCheck(check) : undefined;
+  const sql = `with ${checked ? `actor as (${checked.sql}), ` : ''}key_taken as (select versions_take_key(?, ?, ?, ?, ?, ?, ?)${checked ? ' from actor' : ''})
+       insert into versions (${columns.join(', ')}, updated_at)
+       select ${columns.map((c) => `?${cast[c] ?? ''}`).join(', ')}, now() from key_taken
+       on conflict (${coordinates.join(', ')}) do update set
+         ${[...replaced, 'updated_at'].map((c) => `${c} = excluded.${c}`).join(', ')}
+       returning uid, (xmax = 0) as created`;
+  const keyValues = [key.lock, latest, key.projectName, key.groupId, key.artifactId, key.branch, key.version];
+  return { sql, bindings: [...(checked?.bindings ?? []), ...keyValues, randomUUID(), ...columns.slice(1).map((c) => row[c])] };
+}
+
+/**
+ * The credential's check as a query that yields one row when it holds: the rules of PublishCheck
+ * (dialects/index.ts). With no row, the publish statement takes no lock and writes nothing.
+ */
+function credentialCheck(check: PublishCheck): { sql: string; bindings: unknown[] } {
+  const mayPublish = "not u.must_change_password and (u.role = 'ROLE_ADMIN' or u.project_name = ?)";
+  if (check.kind === 'session') {
+    return {
+      sql: `select 1 from users u where u.id = ?::uuid and u.username = ? and u.token_version = ? and ${mayPublish}`,
+      bindings: [check.userId, check.username, check.tokenVersion, check.projectName],
+    };
+  }
+  return {
+    sql: `select 1 from tokens t join users u on u.id = t.user_id
+          where t.token_hash = ? and t.scope = 'publish' and (t.expires_at is null or t.expires_at > ?::timestamptz)
+            and t.last_used_at > ?::timestamptz and ${mayPublish}`,
+    bindings: [check.tokenHash, check.now, check.usedSince, check.projectName],
+  };
+}
+
+/** Runs a publish statement: the stored row's uid and whether it was new, if it wrote one. */
+async function runPublish(db: Db, statement: { sql: string; bindings: unknown[] }): Promise<{ uid: string; created: boolean } | undefined> {
+  const result = await named(db, db.raw(statement.sql, statement.bindings as Knex.RawBinding[]), statement.sql);
+  const stored = (result as { rows: { uid: string; created: boolean }[] }).rows[0];
+  return stored && { uid: String(stored.uid), created: Boolean(stored.created) };
+}
 
 export const postgresDialect: Dialect = {
   name: 'postgres',
   likeEscape: "escape '\\'",
 
-  /**
-   * `xmax = 0` holds for a row this statement inserted, not for one it updated.
-   *
-   * The statement first takes the transaction-scoped advisory lock of the record's key, so every
-   * publish of a key, latest or not, changes that key's rows (records and their summary counts) in
-   * turn. Two publishes of different keys share no row, so publishes never wait for each other in
-   * a circle: without the lock, two publishes that each created a summary row wanted the other's
-   * (a deadlock, 40P01). The values are cast because a SELECT does not take its types from the
-   * target columns as VALUES does.
-   */
-  async upsertVersionRow(db, row, coordinates, lockKey) {
-    const columns = ['uid', ...Object.keys(row).filter((c) => c !== 'updated_at')];
-    const values = [randomUUID(), ...columns.slice(1).map((c) => row[c])] as Knex.RawBinding[];
-    const cast: Record<string, string> = { uid: '::uuid', creation_date: '::timestamptz', latest_version: '::boolean' };
-    const replaced = columns.filter((c) => c !== 'uid' && !coordinates.includes(c));
-    const sql = `with key_lock as (select pg_advisory_xact_lock(hashtext(?)))
-       insert into versions (${columns.join(', ')}, updated_at)
-       select ${columns.map((c) => `?${cast[c] ?? ''}`).join(', ')}, now() from key_lock
-       on conflict (${coordinates.join(', ')}) do update set
-         ${[...replaced, 'updated_at'].map((c) => `${c} = excluded.${c}`).join(', ')}
-       returning uid, (xmax = 0) as created`;
-    const result = await named(db, db.raw(sql, [lockKey, ...values]), sql);
-    const stored = (result as { rows: { uid: string; created: boolean }[] }).rows[0]!;
-    return { uid: String(stored.uid), created: Boolean(stored.created) };
+  async publishVersionRow(db, row, coordinates, key, latest) {
+    return (await runPublish(db, publishStatement(row, coordinates, key, latest)))!;
   },
 
-  transactionWithLock<T>(db: Knex, key: string, work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
-    return db.transaction(async (trx) => {
-      await named(trx, trx.raw(LOCK, [key]), LOCK);
-      return work(trx);
-    });
+  publishCheckedVersionRow(db, row, coordinates, key, latest, check) {
+    return runPublish(db, publishStatement(row, coordinates, key, latest, check));
   },
 
   async countUpTo(db, table, key, counter, limit) {

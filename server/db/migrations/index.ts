@@ -3,6 +3,7 @@ import type { Knex } from 'knex';
 import * as initial from './20261121000000_initial.js';
 import * as versionCounts from './20261121120000_version_counts.js';
 import * as projectTokens from './20261123000000_project_tokens.js';
+import * as versionsTakeKey from './20261123120000_versions_take_key.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -13,6 +14,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '20261121000000_initial': initial,
   '20261121120000_version_counts': versionCounts,
   '20261123000000_project_tokens': projectTokens,
+  '20261123120000_versions_take_key': versionsTakeKey,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

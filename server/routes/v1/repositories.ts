@@ -1,4 +1,5 @@
 // The repository routes: publish, search, latest, one record.
+import type { Context } from 'koa';
 import {
   LatestQuery,
   PAGE_SIZE_MAX,
@@ -12,11 +13,11 @@ import {
   VersionInformation,
   VersionRecord,
 } from '../../../common/schemas/repositories.js';
-import { currentActor, optionalToken, requireToken } from '../../middleware/auth.js';
+import { currentActor, optionalToken, requireToken, signedCredential } from '../../middleware/auth.js';
 import { readJson } from '../../middleware/body.js';
 import { parse, parseQuery } from '../../middleware/validate.js';
 import type { Services } from '../../services/context.js';
-import { byUid, latest, publish, search } from '../../services/versions.js';
+import { byUid, latest, publish, publishChecked, search } from '../../services/versions.js';
 import { type Endpoint, bearer, error, json, publicOrBearer, query, uuidPath } from '../endpoint.js';
 
 /** Reading needs a token unless the server lets anyone search (REPO_MAN_SEARCH_PUBLIC). */
@@ -39,14 +40,34 @@ export const repositoryEndpoints: Endpoint[] = [
         403: error('Another project, or a project token of the scope read'),
       },
     },
-    handlers: (services) => [
-      requireToken(services, { scope: 'publish' }),
-      async (ctx) => {
-        const result = await publish(services, currentActor(ctx), parse(VersionRecord, await readJson(ctx)));
+    handlers: (services) => {
+      const authorize = requireToken(services, { scope: 'publish' });
+      const answer = (ctx: Context, result: PublishResult) => {
         ctx.status = result.created ? 201 : 200;
         ctx.body = result;
-      },
-    ],
+      };
+      return [
+        async (ctx, next) => {
+          // A signed token goes with the record to the database, which checks its user and token in
+          // the publish statement itself. A credential that fails there, or a record that fails
+          // validation, takes the usual way, so the answer is the same as the usual way's, down to
+          // a credential problem being reported before a problem with the record.
+          const credential = signedCredential(services, ctx);
+          if (!credential) return authorize(ctx, next);
+          let record: VersionRecord;
+          try {
+            record = parse(VersionRecord, await readJson(ctx));
+          } catch (error) {
+            await authorize(ctx, async () => {});
+            throw error;
+          }
+          const result = await publishChecked(services, credential, record);
+          if (result) return answer(ctx, result);
+          return authorize(ctx, async () => answer(ctx, await publish(services, currentActor(ctx), record)));
+        },
+        async (ctx) => answer(ctx, await publish(services, currentActor(ctx), parse(VersionRecord, await readJson(ctx)))),
+      ];
+    },
   },
   {
     method: 'post',
