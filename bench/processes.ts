@@ -91,13 +91,15 @@ export interface ServerOptions {
   cpuProfileDir?: string;
   /** More arguments after `server --port 0`, e.g. `--workers 2`. */
   args?: string[];
+  /** Options for node itself, before the script (e.g. `--require` of a probe). */
+  nodeArgs?: string[];
 }
 
 /** The built server: `node bin/repoadmin server --port 0`. */
 export function startServer(options: ServerOptions): Promise<Child> {
   const flags = options.cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDir}`] : [];
   const env: NodeJS.ProcessEnv = { ...process.env, REPO_MAN_LOG_LEVEL: 'warn', ...options.env };
-  return startChild([...flags, 'bin/repoadmin', 'server', '--port', '0', ...(options.args ?? [])], env);
+  return startChild([...flags, ...(options.nodeArgs ?? []), 'bin/repoadmin', 'server', '--port', '0', ...(options.args ?? [])], env);
 }
 
 /** The minimal `node:http` + `pg` server of minimal.ts. */
