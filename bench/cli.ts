@@ -95,6 +95,8 @@ async function main(): Promise<void> {
   await rm(COPY, { recursive: true, force: true });
   await cp(join(ROOT, 'dist'), join(COPY, 'dist'), { recursive: true });
   await cp(join(ROOT, 'bin/repoadmin'), BIN);
+  // The launcher is CommonJS by this file, not by its name.
+  await cp(join(ROOT, 'bin/package.json'), join(COPY, 'bin/package.json'));
   // As installed: bin/repoadmin answers --version from package.json.
   await cp(join(ROOT, 'package.json'), join(COPY, 'package.json'));
   const dataDir = await mkdtemp(join(tmpdir(), 'repoadmin-bench-cli-'));

@@ -1,7 +1,8 @@
-// Builds the CLI and server into dist/ (one entry, a chunk per lazily loaded command) and the page.
+// Builds the CLI and server into dist/ (one CommonJS file and its V8 code cache) and the page.
 import { build } from 'esbuild';
 import { cp, readFile, rm, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 
 const root = new URL('..', import.meta.url);
 const pkg = JSON.parse(await readFile(new URL('package.json', root), 'utf8'));
@@ -21,23 +22,34 @@ const cliPackagesOnly = {
 };
 
 await rm(new URL('dist', root), { recursive: true, force: true });
-await build({
+// One CommonJS file rather than ES modules: Node 20 keeps no compiled code of an ES module from one
+// run to the next, while bin/repoadmin runs this file through a V8 code cache (vm.Script's
+// cachedData), which spares each pipeline step most of the compiling. Lazily loaded commands stay
+// lazy: their modules are wrapped and run on first import(), inside the same file.
+const cli = await build({
   entryPoints: { repoadmin: 'bin/repoadmin.ts' },
   plugins: [cliPackagesOnly],
-  // Bundled CommonJS packages (commander, ajv) require Node's built-ins.
-  banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
+  banner: { js: "const __import_meta_url = require('node:url').pathToFileURL(__filename).href;" },
   absWorkingDir: root.pathname,
   outdir: 'dist',
+  outExtension: { '.js': '.cjs' },
   bundle: true,
-  splitting: true,
-  format: 'esm',
+  format: 'cjs',
   platform: 'node',
   target: 'node20',
   sourcemap: 'linked',
-  chunkNames: 'chunks/[name]-[hash]',
-  define: { __REPOADMIN_VERSION__: JSON.stringify(pkg.version) },
+  define: { __REPOADMIN_VERSION__: JSON.stringify(pkg.version), 'import.meta.url': '__import_meta_url' },
+  metafile: true,
   logLevel: 'warning',
 });
+// A script run from a code cache has no way to load an ES module: an import() left in the bundle
+// (of an external package or built-in) would fail at run time, so it fails the build instead.
+const leftImports = Object.values(cli.metafile.outputs).flatMap((output) => output.imports.filter((i) => i.kind === 'dynamic-import'));
+if (leftImports.length) throw new Error(`dist/repoadmin.cjs would import() ${leftImports.map((i) => i.path).join(', ')}: load it with require or process.getBuiltinModule`);
+// The code cache, written by bin/repoadmin itself when it finds none: a run of --help compiles
+// what every command starts with (commander, each command's options, the request schemas).
+const help = spawnSync(process.execPath, [new URL('bin/repoadmin', root).pathname, '--help'], { stdio: ['ignore', 'ignore', 'inherit'] });
+if (help.status !== 0 || !existsSync(new URL('dist/repoadmin.cjs.cache', root))) throw new Error('bin/repoadmin --help did not write dist/repoadmin.cjs.cache');
 
 // The package page: public/src bundled and minified under content-hashed names, which
 // index.html is rewritten to load; other static files copied as they are.
