@@ -27,7 +27,7 @@ await rm(new URL('dist', root), { recursive: true, force: true });
 // cachedData), which spares each pipeline step most of the compiling. Lazily loaded commands stay
 // lazy: their modules are wrapped and run on first import(), inside the same file.
 const cli = await build({
-  entryPoints: { repoadmin: 'bin/repoadmin.ts' },
+  entryPoints: { repoadmin: 'bin/repoadmin.mts' },
   plugins: [cliPackagesOnly],
   banner: { js: "const __import_meta_url = require('node:url').pathToFileURL(__filename).href;" },
   absWorkingDir: root.pathname,

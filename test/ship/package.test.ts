@@ -18,7 +18,7 @@ function jsFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
     const file = path.join(dir, name);
     if (statSync(file).isDirectory()) return name === 'public' ? [] : jsFiles(file);
-    return file.endsWith('.js') ? [file] : [];
+    return file.endsWith('.js') || file.endsWith('.cjs') ? [file] : [];
   });
 }
 
