@@ -71,15 +71,15 @@ function inquirerPrompter(io: Io): Prompter {
   const context = { input: io.stdin, output: io.stderr };
   return {
     async input(message, options) {
-      const { input } = await import('@inquirer/prompts');
+      const { input } = await import('./prompts.js');
       return input({ message, default: options?.default }, context);
     },
     async password(message) {
-      const { password } = await import('@inquirer/prompts');
+      const { password } = await import('./prompts.js');
       return password({ message, mask: '*' }, context);
     },
     async confirm(message, options) {
-      const { confirm } = await import('@inquirer/prompts');
+      const { confirm } = await import('./prompts.js');
       return confirm({ message, default: options?.default ?? false }, context);
     },
   };

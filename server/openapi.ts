@@ -1,6 +1,6 @@
 // The machine-readable description, generated from the endpoints the router serves and the
 // schemas they validate with.
-import { z } from 'zod';
+import * as z from 'zod';
 import { stringify } from 'yaml';
 import '../common/schemas/index.js';
 import { VERSION } from '../common/version.js';

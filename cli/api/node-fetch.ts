@@ -62,8 +62,9 @@ function redirected(previous: Sent, status: number, url: URL): Sent {
 async function exchange(sent: Sent, signal: AbortSignal): Promise<IncomingMessage> {
   const secure = sent.url.protocol === 'https:';
   if (!secure && sent.url.protocol !== 'http:') throw new TypeError('fetch failed', { cause: new Error(`unsupported protocol ${sent.url.protocol}`) });
-  // https (and with it TLS) is loaded only for an https address.
-  const { request } = secure ? await import('node:https') : await import('node:http');
+  // https (and with it TLS) is loaded only for an https address; getBuiltinModule rather than
+  // import(), which the CLI's CommonJS bundle run from its code cache cannot do (bin/repoadmin).
+  const { request } = secure ? process.getBuiltinModule('node:https') : process.getBuiltinModule('node:http');
   const headers = sent.body ? { ...sent.headers, 'content-length': String(sent.body.length) } : sent.headers;
   const options: RequestOptions = { method: sent.method, headers, signal };
   return new Promise<IncomingMessage>((resolve, reject) => {
@@ -77,7 +78,7 @@ async function readBody(response: IncomingMessage): Promise<Buffer> {
   const encoding = response.headers['content-encoding']?.trim().toLowerCase();
   let source: AsyncIterable<Buffer> = response;
   if (encoding === 'gzip' || encoding === 'x-gzip' || encoding === 'deflate' || encoding === 'br') {
-    const zlib = await import('node:zlib');
+    const zlib = process.getBuiltinModule('node:zlib');
     const decoder = encoding === 'br' ? zlib.createBrotliDecompress() : encoding === 'deflate' ? zlib.createInflate() : zlib.createGunzip();
     source = response.pipe(decoder);
     response.on('error', (error) => decoder.destroy(error));

@@ -1,7 +1,7 @@
 // What every command file shares: attaching to the tree, printing a report, values from flags,
 // the environment or a prompt, and confirmations.
 import type { Command } from 'commander';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { AppError, type FieldError } from '../../common/errors.js';
 import { canPrompt, type Deps } from '../deps.js';
 import { printReport, type Report } from '../output/index.js';

@@ -1,6 +1,6 @@
 // The job definition file `<ci>-dsl-jobs.json` (docs/jobs.md, "The file"):
 // its zod schema, the defaults and null semantics, and every error of a file at once with its path.
-import { z } from 'zod';
+import * as z from 'zod';
 import { AppError, type FieldError } from '../../common/errors.js';
 import { cronProblem } from './cron.js';
 import { jobNameProblem, nameProblem, parentFolders } from './names.js';

@@ -1,5 +1,5 @@
 // generate-token: credentials in, a bearer token out.
-import { z } from 'zod';
+import * as z from 'zod';
 import { NO_NUL, NO_NUL_MESSAGE, Timestamp, Uuid } from './common.js';
 import { ProjectName, Role } from './users.js';
 

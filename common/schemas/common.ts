@@ -1,5 +1,5 @@
 // Building blocks shared by the request and response schemas.
-import { z } from 'zod';
+import * as z from 'zod';
 import { parseCreationDate } from '../dates.js';
 
 /** A UUID in its canonical 8-4-4-4-12 hexadecimal form (any version, as older ids are v4 or v1). */

@@ -1,5 +1,5 @@
 // The one error body every route answers with (docs/api.md, "Errors").
-import { z } from 'zod';
+import * as z from 'zod';
 import { WIRE_ERROR_CODES } from '../errors.js';
 
 export const ErrorBody = z

@@ -1,5 +1,5 @@
 // Version records: what a pipeline publishes, how it is searched, what comes back.
-import { z } from 'zod';
+import * as z from 'zod';
 import { CREATION_YEAR_MAX, CREATION_YEAR_MIN } from '../dates.js';
 import { LooseBoolean, NO_NUL, NO_NUL_MESSAGE, Uuid, offsetDateTime, text } from './common.js';
 import { PROJECT_NAME_MAX } from './users.js';

@@ -1,5 +1,5 @@
 // Project tokens: long-lived, scoped credentials for pipelines, made by a user or an administrator.
-import { z } from 'zod';
+import * as z from 'zod';
 import { Timestamp, Uuid, offsetDateTime, text } from './common.js';
 
 /** Every project token starts with this, so that secret scanners can find leaked ones. */

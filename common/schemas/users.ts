@@ -1,5 +1,5 @@
 // Users: one per project, each with its own token; two roles.
-import { z } from 'zod';
+import * as z from 'zod';
 import { Timestamp, Uuid, text } from './common.js';
 
 export const ROLES = ['ROLE_ADMIN', 'ROLE_USER'] as const;

@@ -1,5 +1,5 @@
 // Parses input with a shared schema; every problem becomes a precise `errors[].path`.
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { AppError, type FieldError } from '../../common/errors.js';
 
 function pathOf(path: PropertyKey[]): string {

@@ -2,7 +2,7 @@
 // response schemas the handler parses with and answers in) and the handlers, auth first. The router
 // (server/app.ts) and the OpenAPI document (server/openapi.ts) are both built from the list.
 import type { Middleware } from 'koa';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Services } from '../services/context.js';
 
 export type Method = 'get' | 'post' | 'put' | 'delete';

@@ -9,7 +9,7 @@ import { ROOT, type RunResult, run as runBinary } from '../helpers/process.js';
 export { BIN, ROOT, type RunResult } from '../helpers/process.js';
 
 export function assertBuilt(): void {
-  if (!existsSync(join(ROOT, 'dist/repoadmin.js'))) throw new Error('dist/ is missing: run npm run build (npm test does)');
+  if (!existsSync(join(ROOT, 'dist/repoadmin.cjs'))) throw new Error('dist/ is missing: run npm run build (npm test does)');
 }
 
 /** A fresh HOME with nothing in it, like a new container. */

@@ -95,7 +95,7 @@ afterAll(async () => {
 describe('the archive', () => {
   it(`is repoadmin-${pkg.version}.tgz with the launcher, the bundle, the built page and the run-time modules only`, () => {
     expect(path.basename(tarball)).toBe(`repoadmin-${pkg.version}.tgz`);
-    for (const file of ['bin/repoadmin', 'dist/repoadmin.js', 'dist/public/index.html', 'dist/public/api/openapi.yaml', 'dist/public/api/repoadmin.postman_collection.json', 'package.json']) {
+    for (const file of ['bin/repoadmin', 'bin/package.json', 'dist/repoadmin.cjs', 'dist/repoadmin.cjs.cache', 'dist/public/index.html', 'dist/public/api/openapi.yaml', 'dist/public/api/repoadmin.postman_collection.json', 'package.json']) {
       expect(tarEntries).toContain(`package/${file}`);
     }
     const modules = new Set(tarEntries.filter((e) => e.startsWith('package/node_modules/')).map((e) => e.split('/').slice(2, e.split('/')[2]!.startsWith('@') ? 4 : 3).join('/')));

@@ -18,7 +18,7 @@ function jsFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
     const file = path.join(dir, name);
     if (statSync(file).isDirectory()) return name === 'public' ? [] : jsFiles(file);
-    return file.endsWith('.js') ? [file] : [];
+    return file.endsWith('.js') || file.endsWith('.cjs') ? [file] : [];
   });
 }
 
@@ -42,7 +42,7 @@ describe('package.json', () => {
     const launcher = path.join(ROOT, pkg.bin.repoadmin!);
     expect(readFileSync(launcher, 'utf8')).toMatch(/^#!\/usr\/bin\/env node\n/);
     expect(statSync(launcher).mode & 0o111).not.toBe(0);
-    expect(pkg.files).toEqual(expect.arrayContaining(['bin/repoadmin', 'dist/']));
+    expect(pkg.files).toEqual(expect.arrayContaining(['bin/repoadmin', 'bin/package.json', 'dist/']));
   });
 
   it('bundles every run-time dependency, so the archive installs offline', () => {
