@@ -2,10 +2,22 @@
 import jwt from 'jsonwebtoken';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dbKinds } from '../helpers/db.js';
+import { LOGIN_WINDOW_SECONDS } from '../../server/services/auth.js';
 import { ADMIN_PASSWORD, DEFAULT_ADMIN_ID, type TestServer, startTestServer } from '../helpers/server.js';
 
 const login = (server: TestServer, username: string, password: string, headers?: Record<string, string>) =>
   server.request('POST', '/v1/authentication/generate-token', { body: { username, password }, headers });
+
+/**
+ * A server clock that starts one second into a login window (LOGIN_WINDOW_SECONDS, aligned to the
+ * epoch), so that the failures a test counts all fall into one window whenever the test runs.
+ */
+function clockAtWindowStart(): () => Date {
+  const windowMs = LOGIN_WINDOW_SECONDS * 1000;
+  const started = Date.now();
+  const offset = Math.floor(started / windowMs) * windowMs + 1000 - started;
+  return () => new Date(Date.now() + offset);
+}
 
 describe.each(dbKinds())('authentication on %s', (kind) => {
   let server: TestServer;
@@ -15,7 +27,7 @@ describe.each(dbKinds())('authentication on %s', (kind) => {
   let secret: string;
 
   beforeAll(async () => {
-    server = await startTestServer({ kind });
+    server = await startTestServer({ kind, now: clockAtWindowStart() });
     admin = await server.adminToken();
     const created = await server.request('POST', '/v1/users', {
       token: admin,
@@ -178,7 +190,7 @@ describe.each(dbKinds())('authentication on %s', (kind) => {
 
   it('lets no more than 10 concurrent wrong passwords for one name through, however slow hashing is', async () => {
     // A cost that makes each comparison take a while: every attempt is in flight at once.
-    const slow = await startTestServer({ kind, config: { bcryptCost: 10 } });
+    const slow = await startTestServer({ kind, config: { bcryptCost: 10 }, now: clockAtWindowStart() });
     try {
       const token = await slow.adminToken();
       await slow.request('POST', '/v1/users', { token, body: { username: 'target', password: 'target-secret', projectName: 'p', role: 'ROLE_USER' } });
@@ -193,7 +205,7 @@ describe.each(dbKinds())('authentication on %s', (kind) => {
   });
 
   it('does not count attempts refused with 429 against the client address', async () => {
-    const proxied = await startTestServer({ kind, config: { trustProxy: true } });
+    const proxied = await startTestServer({ kind, config: { trustProxy: true }, now: clockAtWindowStart() });
     try {
       const from = (name: string, password: string) => login(proxied, name, password, { 'X-Forwarded-For': '198.51.100.9' });
       await proxied.request('POST', '/v1/users', { token: await proxied.adminToken(), body: { username: 'shared-ci', password: 'shared-secret', projectName: 'p', role: 'ROLE_USER' } });
@@ -215,7 +227,7 @@ describe.each(dbKinds())('authentication on %s', (kind) => {
   });
 
   it('limits one client address to 100 failures, per X-Forwarded-For when the proxy is trusted', async () => {
-    const proxied = await startTestServer({ kind, config: { trustProxy: true } });
+    const proxied = await startTestServer({ kind, config: { trustProxy: true }, now: clockAtWindowStart() });
     try {
       const from = (ip: string, name: string) => login(proxied, name, 'wrong-password', { 'X-Forwarded-For': `${ip}, 10.0.0.1` });
       for (let i = 0; i < 100; i++) await from('203.0.113.7', `name-${i % 50}`);
