@@ -10,7 +10,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { publishedRecord } from './dataset.js';
-import { type Child, startServer } from './processes.js';
+import { type Child, call, startServer } from './processes.js';
 
 const PROBE = fileURLToPath(new URL('memory-probe.cjs', import.meta.url));
 const ADMIN_PASSWORD = `bench-${randomBytes(9).toString('base64url')}`;
@@ -94,16 +94,6 @@ interface Point {
   where: Where;
   probe: Probe;
   ms?: number;
-}
-
-async function call(server: Child, route: string, body: unknown, token?: string): Promise<unknown> {
-  const response = await fetch(`${server.url}${route}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-    body: JSON.stringify(body),
-  });
-  if (response.status >= 300) throw new Error(`POST ${route} failed: ${response.status} ${await response.text()}`);
-  return response.json();
 }
 
 async function run(): Promise<Point[]> {

@@ -84,6 +84,17 @@ function startChild(args: string[], env: NodeJS.ProcessEnv): Promise<Child> {
   });
 }
 
+/** A JSON POST to a server started here; its parsed answer, or an error naming the route and status. */
+export async function call(server: Child, route: string, body: unknown, token?: string): Promise<unknown> {
+  const response = await fetch(`${server.url}${route}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    body: JSON.stringify(body),
+  });
+  if (response.status >= 300) throw new Error(`POST ${route} failed: ${response.status} ${await response.text()}`);
+  return response.json();
+}
+
 export interface ServerOptions {
   /** Server settings as REPO_MAN_* variables. */
   env: Record<string, string>;

@@ -18,7 +18,7 @@ import { SearchQuery, paging } from '../common/schemas/repositories.js';
 import { KEYS, publishedRecord } from './dataset.js';
 import { explainMysqlScenarios, explainScenarios } from './explain.js';
 import { type HttpRequest, type LoadOptions, type Measurement, loadHttp, loadHttpInterleaved, loadLoop, loadTurns, type Contender } from './load.js';
-import { type Child, FLOOR_PATH, cpuMsOf, killChildren, startFloor, startMinimal, startServer } from './processes.js';
+import { type Child, FLOOR_PATH, call, cpuMsOf, killChildren, startFloor, startMinimal, startServer } from './processes.js';
 import { pgbench } from './pgbench.js';
 import { type DatabaseRun, type Embedded, type LimitRow, type Report, type Row, markdown, problems } from './report.js';
 import {
@@ -138,16 +138,6 @@ async function cleanUp(): Promise<void> {
       .pop()!()
       .catch((error: unknown) => progress(`clean-up: ${(error as Error).message}`));
   }
-}
-
-async function call(server: Child, path: string, body: unknown, token?: string): Promise<unknown> {
-  const response = await fetch(`${server.url}${path}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-    body: JSON.stringify(body),
-  });
-  if (response.status >= 300) throw new Error(`POST ${path} failed: ${response.status} ${await response.text()}`);
-  return response.json();
 }
 
 /**

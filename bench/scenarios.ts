@@ -16,7 +16,7 @@ import { tokenSettings } from '../server/auth/tokens.js';
 import type pg from 'pg';
 import { withoutUserInfo } from '../common/urls.js';
 import { publishStatement } from '../server/db/dialects/postgres.js';
-import { countQuery, latestQuery, pageQuery, toRow } from '../server/db/versions.js';
+import { countQuery, latestQuery, pageQuery, publishKey, toRow } from '../server/db/versions.js';
 import { generateToken } from '../server/services/auth.js';
 import type { Actor, Services } from '../server/services/context.js';
 import { actorFromProjectToken } from '../server/services/tokens.js';
@@ -208,15 +208,7 @@ export async function publishThroughPg(pool: pg.Pool, i: number): Promise<unknow
     latestVersion: record.latestVersion ?? false,
     description: record.description ?? null,
   };
-  const key = {
-    lock: JSON.stringify([fields.projectName, fields.groupId, fields.artifactId, fields.branch]),
-    projectName: fields.projectName,
-    groupId: fields.groupId,
-    artifactId: fields.artifactId,
-    branch: fields.branch,
-    version: fields.version,
-  };
-  const { sql, bindings } = publishStatement(toRow(fields), COORDINATES, key, fields.latestVersion);
+  const { sql, bindings } = publishStatement(toRow(fields), COORDINATES, publishKey(fields), fields.latestVersion);
   const native = pgBuilder.raw(sql, bindings as Knex.RawBinding[]).toSQL().toNative();
   return pool.query({ name: 'bench_publish', text: native.sql, values: [...native.bindings] });
 }

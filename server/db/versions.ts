@@ -88,7 +88,8 @@ export function toRow(fields: VersionFields): Record<string, unknown> {
 
 const COORDINATE_COLUMNS = ['project_name', 'branch', 'group_id', 'artifact_id', 'version'];
 
-function publishKey(fields: VersionFields): PublishKey {
+/** The key a record's publish locks, and the version a latest publish keeps (also used by the benchmark). */
+export function publishKey(fields: VersionFields): PublishKey {
   return {
     lock: JSON.stringify([fields.projectName, fields.groupId, fields.artifactId, fields.branch]),
     projectName: fields.projectName,
