@@ -2,6 +2,7 @@
 // its zod schema, the defaults and null semantics, and every error of a file at once with its path.
 import * as z from 'zod';
 import { AppError, type FieldError } from '../../common/errors.js';
+import { editDistance } from '../../common/suggest.js';
 import { cronProblem } from './cron.js';
 import { jobNameProblem, nameProblem, parentFolders } from './names.js';
 
@@ -205,18 +206,6 @@ function unknownKeyMessage(key: string, path: PropertyKey[]): string {
 export function formatPath(path: readonly PropertyKey[]): string {
   if (path.length === 0) return '(top level)';
   return path.map((p, i) => (typeof p === 'number' ? `[${p}]` : `${i === 0 ? '' : '.'}${String(p)}`)).join('');
-}
-
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-    }
-    previous = current;
-  }
-  return previous[b.length]!;
 }
 
 function toDefinitions(file: DefinitionFile, env: NodeJS.ProcessEnv): { result: Definitions; errors: FieldError[] } {

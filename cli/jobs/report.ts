@@ -83,7 +83,7 @@ export function planReport(plan: Plan): Report {
   return {
     json: data,
     lines: planLines(plan),
-    notes: data.emptyGuard ? [`warning: apply would refuse: ${data.emptyGuard}`] : [],
+    warnings: data.emptyGuard ? [`warning: apply would refuse: ${data.emptyGuard}`] : [],
     ...(failure ? { failure } : {}),
   };
 }

@@ -23,6 +23,8 @@ export interface Report {
   lines?: Line[];
   /** For people, on stderr; --quiet silences them. */
   notes?: string[];
+  /** On stderr even with --quiet: what a script must not miss (`jobs diff`: apply would refuse). */
+  warnings?: string[];
   /** The outcome when it is not a success, raised once the report is printed (`jobs diff`: changes pending). */
   failure?: AppError;
 }
@@ -92,4 +94,5 @@ export async function printReport(report: Report, deps: Pick<Deps, 'io' | 'env' 
     for (const line of await renderLines(report.lines ?? [], color)) io.out(line);
   }
   if (!settings.quiet) for (const note of report.notes ?? []) io.err(note);
+  for (const warning of report.warnings ?? []) io.err(warning);
 }

@@ -228,6 +228,7 @@ describe('help at 80 columns', () => {
     ['token', 'create'], ['token', 'list'], ['token', 'revoke'],
     ['user'], ['user', 'add'], ['user', 'passwd'], ['user', 'delete'], ['user', 'list'],
     ['publish'], ['search'],
+    ['jobs'], ['jobs', 'validate'], ['jobs', 'render'], ['jobs', 'diff'], ['jobs', 'apply'],
   ];
 
   it.each(COMMANDS.map((c) => [c.join(' ') || '(top level)', c]))('%s --help fits in 80 columns and its paragraphs flow', async (_name, command) => {

@@ -209,6 +209,9 @@ describe('jobs apply and diff against Jenkins', () => {
     await run('apply', await file());
     const mark = jenkins.posts().length;
     const empty = await file({});
+    // diff says so too, even with --quiet: a script that checks before it applies must see it.
+    const quiet = await run('diff', empty, '--quiet');
+    expect(quiet.stderr).toContain('warning: apply would refuse: this file would delete every job of source');
     const refused = await run('apply', empty, '--yes');
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain('would delete every job of source');

@@ -19,7 +19,7 @@ type ApplyFlags = SyncFlags & { dryRun?: boolean; yes?: boolean };
 export function applyCommand(deps: Deps, run = runApply): Command {
   return syncCommand('apply', 'create, update and delete Jenkins jobs and views as the file says')
     .description(
-      'Make Jenkins match the file: create, update, and delete jobs and views of this source only.\n' +
+      'Make Jenkins match the file: create, update, and delete jobs and views of this source only.\n\n' +
         'Deletions ask for confirmation on a terminal and need --yes elsewhere. Exit 1 if any item failed.',
     )
     .option('--dry-run', 'only show the plan (the same as jobs diff, with its exit codes)')

@@ -10,11 +10,11 @@ import { planSyncOptions, syncCommand, syncOptions, type SyncFlags, type SyncOpt
 export function diffCommand(deps: Deps, run = runDiff): Command {
   return syncCommand('diff', 'show what apply would change in Jenkins')
     .description(
-      'Compare the file with the live Jenkins: one line per item (+ create, ~ update, - delete, = unchanged,\n' +
-        '! refused) and unified diffs of updates, credential ids and tokens masked.\n' +
+      'Compare the file with the live Jenkins: one line per item (+ create, ~ update, - delete, = unchanged, ' +
+        '! refused) and unified diffs of updates, credential ids and tokens masked.\n\n' +
         'Exit 0: nothing would change; 6: changes are pending; 1: items would be refused.',
     )
-    .addHelpText('after', '\nExample:\n  JENKINS_URL=https://ci.example.com JENKINS_USER=seed JENKINS_API_TOKEN=... repoadmin jobs diff jenkins-dsl-jobs.json')
+    .addHelpText('after', '\nExample:\n  JENKINS_URL=https://ci.example.com JENKINS_USER=seed JENKINS_API_TOKEN=... \\\n    repoadmin jobs diff jenkins-dsl-jobs.json')
     .action(action<SyncFlags, SyncOptions>(deps, (flags, [file]) => syncOptions(file, flags), run));
 }
 

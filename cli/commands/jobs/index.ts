@@ -13,7 +13,7 @@ export function register(program: Command, deps: Deps): void {
     new Command('jobs')
       .summary('Jenkins jobs from a jenkins-dsl-jobs.json file')
       .description('Validate, render, diff and apply Jenkins jobs, folders and views from a <ci>-dsl-jobs.json file.')
-      .addHelpText('after', '\nExample:\n  repoadmin jobs diff jenkins-dsl-jobs.json && repoadmin jobs apply jenkins-dsl-jobs.json --yes'),
+      .addHelpText('after', '\nExample:\n  repoadmin jobs diff jenkins-dsl-jobs.json &&\n    repoadmin jobs apply jenkins-dsl-jobs.json --yes'),
   );
   for (const command of [validateCommand(deps), renderCommand(deps), diffCommand(deps), applyCommand(deps)]) attach(jobs, command);
 }

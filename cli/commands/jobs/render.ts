@@ -28,7 +28,7 @@ export interface RenderedConfig {
 export function renderCommand(deps: Deps, run = runRender): Command {
   return fileCommand('render', 'write the config.xml of every job and view')
     .description(
-      'Write the config.xml of every job, folder and view of the file, without any server:\n' +
+      'Write the config.xml of every job, folder and view of the file, without any server: ' +
         `DIR/<job>/config.xml and DIR/${VIEWS_DIR}/<view>/config.xml with --out, else print them.`,
     )
     .option('--out <dir>', 'write the files under this directory')
