@@ -42,6 +42,19 @@ const DEFAULT_RECORDS = 1_000_000;
 const PGLITE_RECORDS = 100_000;
 const MYSQL_RECORDS = 100_000;
 const ADMIN_PASSWORD = `bench-${randomBytes(9).toString('base64url')}`;
+
+/** The settings of a server started on a database server's database, as REPO_MAN_* variables. */
+function databaseServerEnv(jdbc: 'postgres' | 'mariadb', settings: ServerConfig['db'], database: string): Record<string, string> {
+  return {
+    REPO_MAN_DB_JDBC: jdbc,
+    REPO_MAN_DB_HOST: settings.host,
+    REPO_MAN_DB_PORT: String(settings.port),
+    REPO_MAN_DB_USER: settings.user,
+    REPO_MAN_DB_PASS: settings.password,
+    REPO_MAN_DB_DATABASE: database,
+    REPO_MAN_ADMIN_PASSWORD: ADMIN_PASSWORD,
+  };
+}
 /** Scenarios repeated on PGlite: the searches and publishing. */
 const PGLITE_SCENARIOS: ScenarioId[] = ['search-group', 'search-branch', 'publish', 'publish-token'];
 
@@ -329,15 +342,7 @@ async function runPostgres(options: Options, list: Scenario[], floor: ReturnType
   const plans = await explainScenarios(pool, list);
   for (const plan of plans) progress(`EXPLAIN ${plan.scenario} (${plan.label})${plan.seqScan ? ': SEQUENTIAL SCAN' : ''}\n${plan.text}`);
 
-  const serverEnv = {
-    REPO_MAN_DB_JDBC: 'postgres',
-    REPO_MAN_DB_HOST: settings.host,
-    REPO_MAN_DB_PORT: String(settings.port),
-    REPO_MAN_DB_USER: settings.user,
-    REPO_MAN_DB_PASS: settings.password,
-    REPO_MAN_DB_DATABASE: name,
-    REPO_MAN_ADMIN_PASSWORD: ADMIN_PASSWORD,
-  };
+  const serverEnv = databaseServerEnv('postgres', settings, name);
   const server = await startServer({ env: serverEnv, cpuProfileDir: options.cpuProfileDir });
   cleanups.push(() => server.stop());
   progress(`PostgreSQL: server pid ${server.pid} at ${server.url}`);
@@ -554,15 +559,7 @@ async function runMysql(url: URL, options: Options, list: Scenario[], floor: Ret
   for (const plan of plans) progress(`ANALYZE ${plan.scenario} (${plan.label})${plan.seqScan ? ': FULL SCAN' : ''}\n${plan.text}`);
 
   const child = await startServer({
-    env: {
-      REPO_MAN_DB_JDBC: 'mariadb',
-      REPO_MAN_DB_HOST: settings.host,
-      REPO_MAN_DB_PORT: String(settings.port),
-      REPO_MAN_DB_USER: settings.user,
-      REPO_MAN_DB_PASS: settings.password,
-      REPO_MAN_DB_DATABASE: name,
-      REPO_MAN_ADMIN_PASSWORD: ADMIN_PASSWORD,
-    },
+    env: databaseServerEnv('mariadb', settings, name),
     cpuProfileDir: options.cpuProfileDir,
   });
   cleanups.push(() => child.stop());

@@ -10,6 +10,7 @@ import { AppError } from '../../common/errors.js';
 import type { ServerConfig } from '../config.js';
 import { describeMysqlConnectionError, mysqlKnex, serverName } from './dialects/mysql.js';
 import { boundStatement } from './client-timeout.js';
+import { connectFailure, firstLine, networkReason } from './connect-failure.js';
 import { lockDataDir } from './lock.js';
 import { MIGRATION_CONFIG } from './migrations/index.js';
 
@@ -107,25 +108,12 @@ function postgresClient(driver: unknown, limitMs: number): typeof Knex.Client {
 }
 
 function describeConnectionError(error: unknown, config: ServerConfig['db']): string {
-  const e = error as { code?: string; message?: string };
-  const where = `PostgreSQL at ${config.host}:${config.port} (database ${config.database}, user ${config.user})`;
+  const code = (error as { code?: string }).code;
+  const badDatabase = code === '3D000';
+  const denied = code === '28P01' || code === '28000';
   const reason =
-    e.code === 'ECONNREFUSED'
-      ? 'connection refused'
-      : e.code === 'ENOTFOUND' || e.code === 'EAI_AGAIN'
-        ? 'unknown host'
-        : e.code === '3D000'
-          ? 'the database does not exist'
-          : e.code === '28P01' || e.code === '28000'
-            ? 'authentication failed'
-            : (e.message ?? String(error)).split('\n')[0];
-  const setting =
-    e.code === '3D000'
-      ? '--repoadmin_db_database / REPO_MAN_DB_DATABASE'
-      : e.code === '28P01' || e.code === '28000'
-        ? '--repoadmin_db_username, --repoadmin_db_password / REPO_MAN_DB_USER, REPO_MAN_DB_PASS'
-        : '--repoadmin_db_host, --repoadmin_db_port / REPO_MAN_DB_HOST, REPO_MAN_DB_PORT';
-  return `cannot connect to ${where}: ${reason}; check ${setting}`;
+    networkReason(code) ?? (badDatabase ? 'the database does not exist' : denied ? 'authentication failed' : firstLine(error));
+  return connectFailure('PostgreSQL', config, reason, badDatabase ? 'database' : denied ? 'login' : 'address');
 }
 
 /**

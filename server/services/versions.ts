@@ -12,7 +12,7 @@ import {
   type VersionInformation,
   type VersionRecord,
 } from '../../common/schemas/repositories.js';
-import type { PublishCheck } from '../db/dialects/index.js';
+import { type PublishCheck, dialectOf } from '../db/dialects/index.js';
 import {
   type StoredVersion,
   type VersionFields,
@@ -62,6 +62,11 @@ export async function publish(services: Services, actor: Actor, record: VersionR
 export type SignedCredential =
   | { kind: 'session'; userId: string; username: string; tokenVersion: number }
   | { kind: 'project'; tokenHash: string };
+
+/** Whether this database kind checks a publish's credential in the publish statement (publishChecked). */
+export function publishesChecked(services: Services): boolean {
+  return dialectOf(services.db).publishCheckedVersionRow !== undefined;
+}
 
 /**
  * Publishes in one statement that also checks what the database knows of the credential, by the

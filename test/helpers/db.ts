@@ -41,20 +41,29 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-function pgSettings(database: string): ServerConfig['db'] {
-  const url = new URL(PG_URL!);
+/** The server's settings for a database of this name on the server a test URL names. */
+function settingsFrom(
+  address: string,
+  database: string,
+  server: { kind: 'postgres' | 'mysql'; driver: string; port: number; user: string },
+): ServerConfig['db'] {
+  const url = new URL(address);
   return {
-    kind: 'postgres',
-    driver: 'pg',
+    kind: server.kind,
+    driver: server.driver,
     host: url.hostname,
-    port: Number(url.port || 5432),
-    user: decodeURIComponent(url.username || 'postgres'),
+    port: Number(url.port || server.port),
+    user: decodeURIComponent(url.username || server.user),
     password: decodeURIComponent(url.password || ''),
     database,
     dataDir: MEMORY,
     connectTimeoutMs: 5_000,
     statementTimeoutMs: 10_000,
   };
+}
+
+function pgSettings(database: string): ServerConfig['db'] {
+  return settingsFrom(PG_URL!, database, { kind: 'postgres', driver: 'pg', port: 5432, user: 'postgres' });
 }
 
 function adminConnection() {
@@ -62,19 +71,7 @@ function adminConnection() {
 }
 
 function mysqlSettings(database: string): ServerConfig['db'] {
-  const url = new URL(MYSQL_URL!);
-  return {
-    kind: 'mysql',
-    driver: 'mysql2',
-    host: url.hostname,
-    port: Number(url.port || 3306),
-    user: decodeURIComponent(url.username || 'root'),
-    password: decodeURIComponent(url.password || ''),
-    database,
-    dataDir: MEMORY,
-    connectTimeoutMs: 5_000,
-    statementTimeoutMs: 10_000,
-  };
+  return settingsFrom(MYSQL_URL!, database, { kind: 'mysql', driver: 'mysql2', port: 3306, user: 'root' });
 }
 
 async function onMysqlServer(work: (conn: Knex) => Promise<unknown>): Promise<void> {

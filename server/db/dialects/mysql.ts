@@ -7,6 +7,7 @@ import knexFactory, { type Knex } from 'knex';
 import { AppError } from '../../../common/errors.js';
 import type { ServerConfig } from '../../config.js';
 import { boundStatement } from '../client-timeout.js';
+import { connectFailure, firstLine, networkReason } from '../connect-failure.js';
 import type { Db, Dialect, ErrorClass } from './index.js';
 
 const require = createRequire(import.meta.url);
@@ -227,26 +228,11 @@ export async function serverName(db: Knex): Promise<string> {
 
 /** One line for a failed first connection: what went wrong and which setting to check. */
 export function describeMysqlConnectionError(error: unknown, config: ServerConfig['db']): string {
-  const e = error as { code?: string; errno?: number; message?: string };
-  const where = `MariaDB/MySQL at ${config.host}:${config.port} (database ${config.database}, user ${config.user})`;
+  const e = error as { code?: string; errno?: number };
   const badDatabase = e.errno === 1049;
   const denied = e.errno === 1044 || e.errno === 1045;
   const reason =
-    e.code === 'ECONNREFUSED'
-      ? 'connection refused'
-      : e.code === 'ENOTFOUND' || e.code === 'EAI_AGAIN'
-        ? 'unknown host'
-        : e.code === 'ETIMEDOUT'
-          ? 'no answer'
-          : badDatabase
-            ? 'the database does not exist'
-            : denied
-              ? 'access denied'
-              : (e.message ?? String(error)).split('\n')[0];
-  const setting = badDatabase
-    ? '--repoadmin_db_database / REPO_MAN_DB_DATABASE'
-    : denied
-      ? '--repoadmin_db_username, --repoadmin_db_password / REPO_MAN_DB_USER, REPO_MAN_DB_PASS'
-      : '--repoadmin_db_host, --repoadmin_db_port / REPO_MAN_DB_HOST, REPO_MAN_DB_PORT';
-  return `cannot connect to ${where}: ${reason}; check ${setting}`;
+    networkReason(e.code) ??
+    (e.code === 'ETIMEDOUT' ? 'no answer' : badDatabase ? 'the database does not exist' : denied ? 'access denied' : firstLine(error));
+  return connectFailure('MariaDB/MySQL', config, reason, badDatabase ? 'database' : denied ? 'login' : 'address');
 }

@@ -17,7 +17,7 @@ import { currentActor, optionalToken, requireToken, signedCredential } from '../
 import { readJson } from '../../middleware/body.js';
 import { parse, parseQuery } from '../../middleware/validate.js';
 import type { Services } from '../../services/context.js';
-import { byUid, latest, publish, publishChecked, search } from '../../services/versions.js';
+import { byUid, latest, publish, publishChecked, publishesChecked, search } from '../../services/versions.js';
 import { type Endpoint, bearer, error, json, publicOrBearer, query, uuidPath } from '../endpoint.js';
 
 /** Reading needs a token unless the server lets anyone search (REPO_MAN_SEARCH_PUBLIC). */
@@ -42,17 +42,19 @@ export const repositoryEndpoints: Endpoint[] = [
     },
     handlers: (services) => {
       const authorize = requireToken(services, { scope: 'publish' });
+      const checksInStatement = publishesChecked(services);
       const answer = (ctx: Context, result: PublishResult) => {
         ctx.status = result.created ? 201 : 200;
         ctx.body = result;
       };
+      const publishAs = async (ctx: Context, record: VersionRecord) => answer(ctx, await publish(services, currentActor(ctx), record));
       return [
         async (ctx, next) => {
-          // A signed token goes with the record to the database, which checks its user and token in
-          // the publish statement itself. A credential that fails there, or a record that fails
-          // validation, takes the usual way, so the answer is the same as the usual way's, down to
-          // a credential problem being reported before a problem with the record.
-          const credential = signedCredential(services, ctx);
+          // Where the database can, a signed token goes with the record to it, and the publish
+          // statement checks its user and token itself. A credential that fails there, or a record
+          // that fails validation, takes the usual way, so the answer is the same as the usual
+          // way's, down to a credential problem being reported before a problem with the record.
+          const credential = checksInStatement ? signedCredential(services, ctx) : undefined;
           if (!credential) return authorize(ctx, next);
           let record: VersionRecord;
           try {
@@ -62,10 +64,9 @@ export const repositoryEndpoints: Endpoint[] = [
             throw error;
           }
           const result = await publishChecked(services, credential, record);
-          if (result) return answer(ctx, result);
-          return authorize(ctx, async () => answer(ctx, await publish(services, currentActor(ctx), record)));
+          return result ? answer(ctx, result) : authorize(ctx, () => publishAs(ctx, record));
         },
-        async (ctx) => answer(ctx, await publish(services, currentActor(ctx), parse(VersionRecord, await readJson(ctx)))),
+        async (ctx) => publishAs(ctx, parse(VersionRecord, await readJson(ctx))),
       ];
     },
   },
