@@ -3,11 +3,15 @@
 // prepared statements, in its own process like the real server. It reads the query string and body
 // as any server must and shapes the rows into the same JSON answer, but validates nothing: the
 // statements and their values come from scenarios.ts through MINIMAL_STATEMENTS.
+// It also publishes (POST /v1/repositories) the way the benchmark's straight-through-pg limit does
+// (scenarios.ts publishBodyThroughPg: the record's schema, then the server's one publish statement),
+// checking no credential: what HTTP alone adds to that limit.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import { fromRow } from '../server/db/versions.js';
 import { toVersionInformation as shape } from '../server/services/versions.js';
+import { publishBodyThroughPg } from './scenarios.js';
 
 const toVersionInformation = (row: Record<string, unknown>) => shape(fromRow(row));
 
@@ -50,11 +54,24 @@ async function search(body: string): Promise<unknown> {
   };
 }
 
+/** The same answer as the server's: `{ _status, uid, created }`, 201 when the record is new. */
+async function publish(body: string): Promise<{ created: boolean; body: unknown }> {
+  const result = await publishBodyThroughPg(pool, JSON.parse(body));
+  const row = result.rows[0] as { uid: string; created: boolean };
+  return { created: row.created, body: { _status: true, uid: row.uid, created: row.created } };
+}
+
 const server = http.createServer((req, res) => {
   const chunks: Buffer[] = [];
   req.on('data', (chunk: Buffer) => chunks.push(chunk));
   req.on('end', () => {
     const url = new URL(req.url ?? '/', 'http://localhost');
+    if (req.method === 'POST' && url.pathname === '/v1/repositories') {
+      return void publish(Buffer.concat(chunks).toString('utf8')).then(
+        ({ created, body }) => send(res, created ? 201 : 200, body),
+        (error: Error) => send(res, 500, { _status: false, message: error.message }),
+      );
+    }
     const answer =
       req.method === 'GET' && url.pathname === '/v1/repositories/latest'
         ? latest(url)

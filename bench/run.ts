@@ -432,9 +432,15 @@ async function measureLimits(part: {
   }
   if (publish) {
     const request = publish.request(part.auth);
-    const [one, two, direct] = await loadTurns(contenders(request, { once: (i) => publishThroughPg(part.pool, i) }), load);
-    progress(`PostgreSQL limits ${publish.name} c=${LIMIT_CONNECTIONS}: 1 worker ${fmt(one!)}; 2 workers ${fmt(two!)}; pg ${fmt(direct!)}`);
-    out.push({ scenario: publish.id, name: publish.name, connections: LIMIT_CONNECTIONS, server: one!, workers: two!, limit: direct!, limitName: 'pg transaction' });
+    // Besides the statement straight through pg, the minimal server publishing with it over HTTP.
+    const minimal = await startMinimal({ MINIMAL_PG_URL: part.pgUrl, MINIMAL_POOL: '10' }, options.cpuProfileDir);
+    cleanups.push(() => minimal.stop());
+    const bareHttp: Contender = { baseUrl: minimal.url, request, cpuMs: () => cpuMsOf(minimal.pid) };
+    const [one, two, direct, http] = await loadTurns([...contenders(request, { once: (i) => publishThroughPg(part.pool, i) }), bareHttp], load);
+    progress(`PostgreSQL limits ${publish.name} c=${LIMIT_CONNECTIONS}: 1 worker ${fmt(one!)}; 2 workers ${fmt(two!)}; pg ${fmt(direct!)}; minimal ${fmt(http!)}`);
+    out.push({ scenario: publish.id, name: publish.name, connections: LIMIT_CONNECTIONS, server: one!, workers: two!, limit: direct!, limitName: 'pg statement' });
+    out.push({ scenario: publish.id, name: publish.name, connections: LIMIT_CONNECTIONS, server: one!, workers: two!, limit: http!, limitName: 'node:http + pg' });
+    await minimal.stop();
   }
   await workers.stop();
   return out;

@@ -194,8 +194,13 @@ const COORDINATES = ['project_name', 'branch', 'group_id', 'artifact_id', 'versi
  * `publishStatement` (which takes the key's lock and, for a latest record, clears the key's other
  * latest flag, then inserts or replaces the record), one per record, on this side of the measurement.
  */
-export async function publishThroughPg(pool: pg.Pool, i: number): Promise<unknown> {
-  const record = VersionRecord.parse(publishedRecord(i));
+export function publishThroughPg(pool: pg.Pool, i: number): Promise<pg.QueryResult> {
+  return publishBodyThroughPg(pool, publishedRecord(i));
+}
+
+/** The same for a publish request's parsed body (bench/minimal.ts answers publishing with it). */
+export async function publishBodyThroughPg(pool: pg.Pool, body: unknown): Promise<pg.QueryResult> {
+  const record = VersionRecord.parse(body);
   const fields = {
     projectName: record.projectName,
     branch: record.branch,
