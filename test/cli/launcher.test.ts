@@ -2,9 +2,9 @@
 // built launcher and bundle, whose cache each test spoils in its own way. Whatever state the cache
 // is in, the command answers the same; a bad cache is replaced, a good one left as it is.
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { cleanEnv } from '../helpers/process.js';
 import { assertBuilt, BIN, ROOT } from './run.js';
 
@@ -42,6 +42,11 @@ beforeAll(() => {
 
 afterEach(() => {
   for (const dir of copies.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+// The folder of the copies too, once empty: a checkout is left as the tests found it.
+afterAll(() => {
+  if (existsSync(COPIES) && readdirSync(COPIES).length === 0) rmdirSync(COPIES);
 });
 
 describe('the code cache of bin/repoadmin', () => {
