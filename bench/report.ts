@@ -156,7 +156,9 @@ export function targets(rows: Row[], runs: DatabaseRun[]): Target[] {
 /** The targets of issue 15: reads and publishing against their hardest limits, the embedded database's memory. */
 export function round2Targets(report: Report): Target[] {
   const result: Target[] = [];
-  const limit = (scenario: ScenarioId) => report.limits?.find((r) => r.scenario === scenario);
+  // Publishing has two limits (run.ts): the first, the statement straight through pg, is the issue's.
+  const limit = (scenario: ScenarioId, limitName?: string) =>
+    report.limits?.find((r) => r.scenario === scenario && (limitName === undefined || r.limitName === limitName));
   for (const [scenario, goal] of [['latest', 0.8], ['search-group', 0.8], ['publish', 0.75]] as const) {
     const row = limit(scenario);
     result.push({
@@ -167,7 +169,7 @@ export function round2Targets(report: Report): Target[] {
     });
   }
   // The reading of the publish target that counts HTTP on both sides (results notes, "Disagreement").
-  const overHttp = report.limits?.find((r) => r.scenario === 'publish' && r.limitName === 'node:http + pg');
+  const overHttp = limit('publish', 'node:http + pg');
   if (overHttp) {
     result.push({
       what: `${overHttp.name}: server (1 worker) / the same statement over node:http + pg at c=16 (proposed reading)`,

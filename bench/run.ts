@@ -438,8 +438,8 @@ async function measureLimits(part: {
     const bareHttp: Contender = { baseUrl: minimal.url, request, cpuMs: () => cpuMsOf(minimal.pid) };
     const [one, two, direct, http] = await loadTurns([...contenders(request, { once: (i) => publishThroughPg(part.pool, i) }), bareHttp], load);
     progress(`PostgreSQL limits ${publish.name} c=${LIMIT_CONNECTIONS}: 1 worker ${fmt(one!)}; 2 workers ${fmt(two!)}; pg ${fmt(direct!)}; minimal ${fmt(http!)}`);
-    out.push({ scenario: publish.id, name: publish.name, connections: LIMIT_CONNECTIONS, server: one!, workers: two!, limit: direct!, limitName: 'pg statement' });
-    out.push({ scenario: publish.id, name: publish.name, connections: LIMIT_CONNECTIONS, server: one!, workers: two!, limit: http!, limitName: 'node:http + pg' });
+    const row = { scenario: publish.id, name: publish.name, connections: LIMIT_CONNECTIONS, server: one!, workers: two! };
+    out.push({ ...row, limit: direct!, limitName: 'pg statement' }, { ...row, limit: http!, limitName: 'node:http + pg' });
     await minimal.stop();
   }
   await workers.stop();

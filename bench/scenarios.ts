@@ -14,13 +14,12 @@ import { randomBytes } from 'node:crypto';
 import { createPasswords } from '../server/auth/passwords.js';
 import { tokenSettings } from '../server/auth/tokens.js';
 import type pg from 'pg';
-import { withoutUserInfo } from '../common/urls.js';
 import { publishStatement } from '../server/db/dialects/postgres.js';
-import { countQuery, latestQuery, pageQuery, publishKey, toRow } from '../server/db/versions.js';
+import { COORDINATE_COLUMNS, countQuery, latestQuery, pageQuery, publishKey, toRow } from '../server/db/versions.js';
 import { generateToken } from '../server/services/auth.js';
 import type { Actor, Services } from '../server/services/context.js';
 import { actorFromProjectToken } from '../server/services/tokens.js';
-import { publish } from '../server/services/versions.js';
+import { publish, storedFields } from '../server/services/versions.js';
 import { ARTIFACTS, keyOf, publishedRecord } from './dataset.js';
 import type { HttpRequest } from './load.js';
 
@@ -186,7 +185,8 @@ function loginScenario(): Scenario {
   };
 }
 
-const COORDINATES = ['project_name', 'branch', 'group_id', 'artifact_id', 'version'];
+/** What storedFields reads of the services: the clock, for a record without its own creation date. */
+const DIRECT = { now: () => new Date() } as Services;
 
 /**
  * The server's publish on PostgreSQL (server/db/versions.ts, dialects/postgres.ts) sent straight
@@ -201,19 +201,8 @@ export function publishThroughPg(pool: pg.Pool, i: number): Promise<pg.QueryResu
 /** The same for a publish request's parsed body (bench/minimal.ts answers publishing with it). */
 export async function publishBodyThroughPg(pool: pg.Pool, body: unknown): Promise<pg.QueryResult> {
   const record = VersionRecord.parse(body);
-  const fields = {
-    projectName: record.projectName,
-    branch: record.branch,
-    groupId: record.artifact.groupId,
-    artifactId: record.artifact.artifactId,
-    version: record.artifact.version,
-    repositoryUrl: record.repositoryUrl ? withoutUserInfo(record.repositoryUrl, 'https?') : null,
-    creationDate: new Date(),
-    type: record.type ?? 'LIBRARY',
-    latestVersion: record.latestVersion ?? false,
-    description: record.description ?? null,
-  };
-  const { sql, bindings } = publishStatement(toRow(fields), COORDINATES, publishKey(fields), fields.latestVersion);
+  const fields = storedFields(DIRECT, record);
+  const { sql, bindings } = publishStatement(toRow(fields), COORDINATE_COLUMNS, publishKey(fields), fields.latestVersion);
   const native = pgBuilder.raw(sql, bindings as Knex.RawBinding[]).toSQL().toNative();
   return pool.query({ name: 'bench_publish', text: native.sql, values: [...native.bindings] });
 }

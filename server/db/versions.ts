@@ -86,7 +86,8 @@ export function toRow(fields: VersionFields): Record<string, unknown> {
   };
 }
 
-const COORDINATE_COLUMNS = ['project_name', 'branch', 'group_id', 'artifact_id', 'version'];
+/** The columns that name a record: publishing the same ones again replaces it. */
+export const COORDINATE_COLUMNS = ['project_name', 'branch', 'group_id', 'artifact_id', 'version'];
 
 /** The key a record's publish locks, and the version a latest publish keeps (also used by the benchmark). */
 export function publishKey(fields: VersionFields): PublishKey {

@@ -85,8 +85,8 @@ export async function publishChecked(services: Services, credential: SignedCrede
   return stored && { _status: true, uid: stored.uid, created: stored.created };
 }
 
-/** The fields a published record is stored with. */
-function storedFields(services: Services, record: VersionRecord): VersionFields {
+/** The fields a published record is stored with (also used by the benchmark). */
+export function storedFields(services: Services, record: VersionRecord): VersionFields {
   return {
     projectName: record.projectName,
     branch: record.branch,
