@@ -201,7 +201,14 @@ describe.runIf(pgAvailable())('a failing PostgreSQL', () => {
       await base.drop();
       const database: TestDatabase = { settings: { ...base.settings, database: name, user: role }, drop: async () => {} };
       const server = await startTestServer({ kind: 'postgres', database });
-      const terminate = () => admin.raw('select pg_terminate_backend(pid) from pg_stat_activity where usename = ?', [role]);
+      // pg_terminate_backend only signals, and a connection the server was opening as the limit
+      // changed may show up a moment later: terminate until none of the role's backends is left.
+      const terminate = () =>
+        until(async () => {
+          await admin.raw('select pg_terminate_backend(pid) from pg_stat_activity where usename = ?', [role]);
+          const rows = (await admin.raw('select count(*)::int as n from pg_stat_activity where usename = ?', [role])) as { rows: { n: number }[] };
+          return rows.rows[0]!.n === 0;
+        }, 5_000);
       try {
         expect((await server.request('POST', '/v1/repositories/search', { body: {} })).status).toBe(200);
         await admin.raw(`alter role ${role} connection limit 0`);
