@@ -3,6 +3,9 @@
 // open: what a dropped route or a firewall that discards packets looks like from the client) and
 // its "reset_peer" toxic (a TCP RST, what a restarted host or a load balancer that gave up sends).
 // Switching applies at once to the connections already open, as a network fault would.
+// `dropWhenClientSends` times a fault to a moment of the protocol instead of the wall clock: the
+// route goes down just as the client sends a given statement (Toxiproxy's toxics are timed by the
+// test; this is the same fault, only placed exactly).
 import net from 'node:net';
 
 export type ProxyMode = 'pass' | 'drop' | 'reset';
@@ -11,11 +14,14 @@ export interface TcpProxy {
   port: number;
   mode: ProxyMode;
   set(mode: ProxyMode): void;
+  /** Switches to 'drop' the moment a client sends bytes containing `text`; that chunk is dropped too. */
+  dropWhenClientSends(text: string): void;
   close(): Promise<void>;
 }
 
 export async function startTcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
   let mode: ProxyMode = 'pass';
+  let trigger: Buffer | undefined;
   const pairs = new Set<{ client: net.Socket; upstream: net.Socket }>();
 
   const reset = (socket: net.Socket) => {
@@ -31,7 +37,11 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     const pair = { client, upstream };
     pairs.add(pair);
     // Data is forwarded only while passing; dropped data is gone, as on a broken route.
-    client.on('data', (chunk) => {
+    client.on('data', (chunk: Buffer) => {
+      if (trigger && chunk.includes(trigger)) {
+        trigger = undefined;
+        mode = 'drop';
+      }
       if (mode === 'pass') upstream.write(chunk);
     });
     upstream.on('data', (chunk) => {
@@ -54,7 +64,11 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     get mode() {
       return mode;
     },
+    dropWhenClientSends(text) {
+      trigger = Buffer.from(text);
+    },
     set(next) {
+      trigger = undefined;
       mode = next;
       if (next === 'reset') {
         for (const { client, upstream } of pairs) {

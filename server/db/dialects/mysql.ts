@@ -170,6 +170,7 @@ function mysqlClient(driver: unknown, limitMs: number): typeof Knex.Client {
 
 interface Connection {
   query(sql: string, callback: (error: Error | null) => void): void;
+  destroy(): void;
 }
 
 /** `log`: where knex's own messages go (the server silences them: an outage is logged once). */
@@ -203,14 +204,28 @@ export function mysqlKnex(config: ServerConfig['db'], driver: unknown, log?: Kne
       // UTC for CURRENT_TIMESTAMP; backslash escapes in literals (what the driver's quoting expects);
       // a statement running longer than the statement timeout is stopped by the server: MariaDB's
       // max_statement_time (seconds), else MySQL's max_execution_time (milliseconds, reads only).
+      // Part of connecting, so bounded by the connect timeout too: a set-up left unanswered would
+      // otherwise hold its place in the pool until the pool's own limit on making one (30 s).
       afterCreate(connection: Connection, done: (error: Error | null, connection: Connection) => void) {
+        let finished = false;
+        const finish = (error: Error | null) => {
+          if (finished) return;
+          finished = true;
+          clearTimeout(timer);
+          // knex forgets a connection whose set-up failed: close it here.
+          if (error) connection.destroy();
+          done(error, connection);
+        };
+        const timer = setTimeout(() => {
+          finish(Object.assign(new Error(`no answer within ${config.connectTimeoutMs} ms while setting up a connection`), { code: 'ETIMEDOUT' }));
+        }, config.connectTimeoutMs);
         connection.query(
           "set time_zone = '+00:00', sql_mode = replace(replace(@@sql_mode, 'NO_BACKSLASH_ESCAPES', ''), ',,', ',')",
           (error) => {
-            if (error) return done(error, connection);
+            if (error) return finish(error);
             connection.query(`set max_statement_time = ${config.statementTimeoutMs / 1000}`, (mariadb) => {
-              if (!mariadb) return done(null, connection);
-              connection.query(`set max_execution_time = ${config.statementTimeoutMs}`, (mysql) => done(mysql, connection));
+              if (!mariadb) return finish(null);
+              connection.query(`set max_execution_time = ${config.statementTimeoutMs}`, finish);
             });
           },
         );
