@@ -20,6 +20,7 @@ import { ENDPOINTS } from './routes/index.js';
 import type { Services } from './services/context.js';
 // Last: the order in which modules load is the order of the schemas in the OpenAPI document.
 import { fastReads } from './fast-reads.js';
+import { fastPublish } from './fast-publish.js';
 
 export interface AppOptions {
   db: Knex;
@@ -30,6 +31,8 @@ export interface AppOptions {
   passwords?: Passwords;
   now?: () => Date;
   publicDir?: string;
+  /** False: every request goes through Koa, none is answered before it (the tests compare the two). */
+  fastPaths?: boolean;
 }
 
 export function createApp(options: AppOptions): Koa {
@@ -69,12 +72,19 @@ export function createApp(options: AppOptions): Koa {
   app.use(publicFiles(options.publicDir ?? PUBLIC_DIR));
   app.use(router.routes());
   app.use(router.allowedMethods());
-  // The latest lookup and the search, when ordinary, are answered before Koa (server/fast-reads.ts).
-  const fast = fastReads(services, metrics, outages);
+  // The latest lookup, the search and publishing, when ordinary, are answered before Koa
+  // (server/fast-reads.ts, server/fast-publish.ts).
+  if (options.fastPaths === false) return app;
+  const reads = fastReads(services, metrics, outages);
   const koaCallback = app.callback.bind(app);
   app.callback = () => {
     const handle = koaCallback();
-    return (req, res) => (fast(req as IncomingMessage, res as ServerResponse) ? Promise.resolve() : handle(req, res));
+    const publish = fastPublish(services, metrics, outages, handle);
+    return (req, res) => {
+      const request = req as IncomingMessage;
+      const response = res as ServerResponse;
+      return reads(request, response) || publish(request, response) ? Promise.resolve() : handle(req, res);
+    };
   };
   return app;
 }

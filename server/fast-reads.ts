@@ -32,7 +32,7 @@ function queryOf(search: string): Record<string, string> | undefined {
   return query;
 }
 
-function isJson(req: IncomingMessage): boolean {
+export function isJson(req: IncomingMessage): boolean {
   const type = req.headers['content-type'];
   return type !== undefined && type.split(';', 1)[0]!.trim().toLowerCase() === 'application/json';
 }
@@ -79,17 +79,34 @@ async function answer(
   work: () => Promise<unknown>,
 ): Promise<void> {
   const started = process.hrtime.bigint();
-  const header = req.headers['x-request-id'];
-  const id = requestIdFrom(typeof header === 'string' ? header : undefined);
-  let status = 200;
-  let body: unknown;
-  let retryAfter: number | undefined;
+  const id = requestIdOf(req);
   try {
-    body = await work();
+    respond(s, metrics, req, res, path, started, id, 200, await work());
   } catch (caught) {
     const failure = failureAnswer(caught, id, s.log, outages);
-    ({ status, body, retryAfter } = failure);
+    respond(s, metrics, req, res, path, started, id, failure.status, failure.body, failure.retryAfter);
   }
+}
+
+/** The request's id, as the request-id middleware takes or makes it. */
+export function requestIdOf(req: IncomingMessage): string {
+  const header = req.headers['x-request-id'];
+  return requestIdFrom(typeof header === 'string' ? header : undefined);
+}
+
+/** Writes a JSON answer as Koa would, then counts and logs the request under its route. */
+export function respond(
+  s: Services,
+  metrics: Metrics | undefined,
+  req: IncomingMessage,
+  res: ServerResponse,
+  path: string,
+  started: bigint,
+  id: string,
+  status: number,
+  body: unknown,
+  retryAfter?: number,
+): void {
   const text = JSON.stringify(body);
   const headers: Record<string, string | number> = {
     'X-Request-Id': id,

@@ -27,8 +27,8 @@ async function actorOf(services: Services, ctx: Context): Promise<Actor | undefi
  * server and not expired; what the database knows of it is not read here. Undefined otherwise: the
  * usual checks then say what is wrong.
  */
-export function signedCredential(services: Services, ctx: Context): SignedCredential | undefined {
-  const m = BEARER.exec(ctx.get('Authorization'));
+export function signedCredential(services: Services, authorization: string | undefined): SignedCredential | undefined {
+  const m = BEARER.exec(authorization ?? '');
   if (!m) return undefined;
   const token = m[1]!;
   if (isProjectToken(token)) return { kind: 'project', tokenHash: hashProjectToken(token) };

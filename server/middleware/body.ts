@@ -12,8 +12,20 @@ export function hasBody(req: IncomingMessage): boolean {
   return (req.headers['transfer-encoding'] ?? '') !== '';
 }
 
-/** The body as text, at most BODY_LIMIT_BYTES. */
-export async function readBodyText(req: IncomingMessage): Promise<string> {
+/** Bodies being read or read, so that a second reader (Koa after a fast path declined) gets the same. */
+const bodies = new WeakMap<IncomingMessage, Promise<string>>();
+
+/** The body as text, at most BODY_LIMIT_BYTES; the same text (or failure) on every call for a request. */
+export function readBodyText(req: IncomingMessage): Promise<string> {
+  let body = bodies.get(req);
+  if (!body) {
+    body = readStream(req);
+    bodies.set(req, body);
+  }
+  return body;
+}
+
+async function readStream(req: IncomingMessage): Promise<string> {
   const declared = Number(req.headers['content-length'] || 0);
   if (declared > BODY_LIMIT_BYTES) {
     throw new AppError('payload_too_large', `the request body is larger than ${BODY_LIMIT_BYTES} bytes`);

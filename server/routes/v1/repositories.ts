@@ -54,7 +54,7 @@ export const repositoryEndpoints: Endpoint[] = [
           // statement checks its user and token itself. A credential that fails there, or a record
           // that fails validation, takes the usual way, so the answer is the same as the usual
           // way's, down to a credential problem being reported before a problem with the record.
-          const credential = checksInStatement ? signedCredential(services, ctx) : undefined;
+          const credential = checksInStatement ? signedCredential(services, ctx.get('Authorization')) : undefined;
           if (!credential) return authorize(ctx, next);
           let record: VersionRecord;
           try {
