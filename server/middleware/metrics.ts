@@ -18,8 +18,8 @@ function routeLabel(ctx: Context): string {
   return ctx.path.startsWith('/public/') ? PUBLIC_ROUTE : UNMATCHED_ROUTE;
 }
 
-function countOutcome(metrics: Metrics, ctx: Context, route: string, status: number): void {
-  const key = `${ctx.method} ${route}`;
+function countOutcome(metrics: Metrics, method: string, route: string, status: number): void {
+  const key = `${method} ${route}`;
   if (key === PUBLISH && (status === 200 || status === 201)) {
     metrics.publishes.inc({ created: String(status === 201) });
   } else if (key === LOGIN) {
@@ -27,11 +27,12 @@ function countOutcome(metrics: Metrics, ctx: Context, route: string, status: num
   }
 }
 
-/** Counts and times a request that no Koa middleware saw (server/fast-reads.ts). */
+/** Counts and times a request that no Koa middleware saw (server/fast-reads.ts, server/fast-publish.ts). */
 export function countRequest(metrics: Metrics, method: string, route: string, status: number, started: bigint): void {
   const labels = { method, route, status: String(status) };
   metrics.httpRequests.inc(labels);
   metrics.httpDuration.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
+  countOutcome(metrics, method, route, status);
 }
 
 export function httpMetrics(metrics: Metrics): Middleware {
@@ -48,7 +49,7 @@ export function httpMetrics(metrics: Metrics): Middleware {
       const labels = { method: ctx.method, route, status: String(status) };
       metrics.httpRequests.inc(labels);
       stop(labels);
-      countOutcome(metrics, ctx, route, status);
+      countOutcome(metrics, ctx.method, route, status);
     }
   };
 }
