@@ -232,11 +232,13 @@ describe('exit codes', () => {
   });
 
   it('4: an expired stored token without credentials in the environment', async () => {
-    const short = await startTestServer({ config: { jwt: { ttlSeconds: 1 } } });
+    // Expiry is in whole seconds (JWT exp): a 1 s token issued late in a second lives only a few
+    // milliseconds, too short for the login on the fly below; a 2 s one lives at least a second.
+    const short = await startTestServer({ config: { jwt: { ttlSeconds: 2 } } });
     try {
       const home = await freshHome();
       expect((await run(['login', '--url', short.url, '--username', 'admin', '--password-stdin'], { home, stdin: ADMIN_PASSWORD })).code).toBe(0);
-      await new Promise((resolve) => setTimeout(resolve, 1500));
+      await new Promise((resolve) => setTimeout(resolve, 2_500));
       const result = await run(['whoami'], { home });
       expect(result).toEqual({ code: 4, stdout: '', stderr: 'error: your session expired: run repoadmin login\n' });
       const rescued = await run(['whoami', '--json'], { home, env: { REPOADMIN_USERNAME: 'admin', REPOADMIN_PASSWORD: ADMIN_PASSWORD } });
