@@ -29,40 +29,33 @@ export function fastPublish(
   koa: (req: IncomingMessage, res: ServerResponse) => Promise<void>,
 ): FastPublish {
   if (!publishesChecked(s)) return () => false;
+
+  const publish = async (req: IncomingMessage, res: ServerResponse, credential: SignedCredential): Promise<void> => {
+    const started = process.hrtime.bigint();
+    let record: VersionRecord;
+    try {
+      record = parse(VersionRecord, jsonObject(await readBodyText(req)));
+    } catch {
+      // Koa reads the same body (readBodyText) and reports the record's problem, or the credential's first.
+      return koa(req, res);
+    }
+    const id = requestIdOf(req);
+    try {
+      const result = await publishChecked(s, credential, record);
+      if (!result) return await koa(req, res);
+      respond(s, metrics, req, res, PUBLISH, started, id, result.created ? 201 : 200, result);
+    } catch (caught) {
+      const failure = failureAnswer(caught, id, s.log, outages);
+      respond(s, metrics, req, res, PUBLISH, started, id, failure.status, failure.body, failure.retryAfter);
+    }
+  };
+
   return (req, res) => {
     if (req.method !== 'POST' || req.url !== PUBLISH) return false;
     if (!isJson(req) || !hasBody(req) || Number(req.headers['content-length'] || 0) > BODY_LIMIT_BYTES) return false;
     const credential = signedCredential(s, req.headers.authorization);
     if (!credential) return false;
-    void publish(s, metrics, outages, koa, req, res, credential);
+    void publish(req, res, credential);
     return true;
   };
-}
-
-async function publish(
-  s: Services,
-  metrics: Metrics | undefined,
-  outages: Outages,
-  koa: (req: IncomingMessage, res: ServerResponse) => Promise<void>,
-  req: IncomingMessage,
-  res: ServerResponse,
-  credential: SignedCredential,
-): Promise<void> {
-  const started = process.hrtime.bigint();
-  let record: VersionRecord;
-  try {
-    record = parse(VersionRecord, jsonObject(await readBodyText(req)));
-  } catch {
-    // Koa reads the same body (readBodyText) and reports the record's problem, or the credential's first.
-    return koa(req, res);
-  }
-  const id = requestIdOf(req);
-  try {
-    const result = await publishChecked(s, credential, record);
-    if (!result) return await koa(req, res);
-    respond(s, metrics, req, res, PUBLISH, started, id, result.created ? 201 : 200, result);
-  } catch (caught) {
-    const failure = failureAnswer(caught, id, s.log, outages);
-    respond(s, metrics, req, res, PUBLISH, started, id, failure.status, failure.body, failure.retryAfter);
-  }
 }
