@@ -13,10 +13,19 @@ export interface TokenSettings {
   key: KeyObject;
   issuer: string;
   ttlSeconds: number;
+  /**
+   * Tokens this server verified, by their whole text (signature included), with their claims: a
+   * pipeline sends the same token with every request, and checking its signature again is a
+   * twentieth of a publish. Only their expiry is checked again; the oldest go first past VERIFIED_KEPT.
+   */
+  verified: Map<string, TokenClaims>;
 }
 
+/** How many verified tokens are remembered. */
+export const VERIFIED_KEPT = 1_000;
+
 export function tokenSettings(secret: string, issuer: string, ttlSeconds: number): TokenSettings {
-  return { key: createSecretKey(Buffer.from(secret, 'utf8')), issuer, ttlSeconds };
+  return { key: createSecretKey(Buffer.from(secret, 'utf8')), issuer, ttlSeconds, verified: new Map() };
 }
 
 export interface IssuedToken {
@@ -49,6 +58,20 @@ const CHECKED_CLAIMS = TokenClaims.pick({ sub: true, uid: true, tv: true, exp: t
 
 /** Checks signature, algorithm, issuer and expiry; the caller checks the user and its version. */
 export function verifyToken(settings: TokenSettings, token: string): TokenClaims {
+  const known = settings.verified.get(token);
+  if (known) {
+    // Expired as jsonwebtoken has it: from the second of `exp` on.
+    if (Math.floor(Date.now() / 1000) < known.exp) return known;
+    settings.verified.delete(token);
+  }
+  // Frozen: every request with this token gets the same object.
+  const claims = Object.freeze(verifySignedToken(settings, token));
+  settings.verified.set(token, claims);
+  if (settings.verified.size > VERIFIED_KEPT) settings.verified.delete(settings.verified.keys().next().value!);
+  return claims;
+}
+
+function verifySignedToken(settings: TokenSettings, token: string): TokenClaims {
   let claims: unknown;
   try {
     claims = jwt.verify(token, settings.key, { algorithms: ['HS256'], issuer: settings.issuer });

@@ -2,6 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { CLIENT_TIMEOUT } from '../client-timeout.js';
+import type { Statement } from '../statements.js';
 import type { Db, Dialect, ErrorClass, PublishCheck, PublishKey } from './index.js';
 
 /**
@@ -36,22 +37,21 @@ interface NamedStatementClient {
   _query(connection: unknown, query: { sql: string; bindings: unknown[]; options: { name: string } }): Promise<{ response: { rows: Record<string, unknown>[] } }>;
 }
 
-/** Statement names by SQL text, for the statements publishing sends many times. */
-const names = new Map<string, string>();
+/** The publish statements by SQL text, with their `$n` form and name, made once each. */
+const publishStatements = new Map<string, Statement>();
 
-/**
- * Through `pg`, the statement is sent as a named prepared statement: each connection parses and
- * plans it once. PGlite has no such thing and gets it as it is.
- */
-function named<T extends { options(options: Readonly<Record<string, unknown>>): T }>(db: Db, query: T, sql: string): T {
-  if (!(db.client as unknown as NamedStatementClient).namedStatements) return query;
-  let name = names.get(sql);
-  if (name === undefined) {
-    name = `repoadmin_w${names.size + 1}`;
-    names.set(sql, name);
+function preparedPublish(db: Db, sql: string, bindings: unknown[]): Statement {
+  let statement = publishStatements.get(sql);
+  if (statement === undefined) {
+    const native = db.raw(sql, bindings as Knex.RawBinding[]).toSQL().toNative().sql;
+    statement = { sql, native, name: `repoadmin_w${publishStatements.size + 1}` };
+    publishStatements.set(sql, statement);
   }
-  return query.options({ name });
+  return statement;
 }
+
+/** The SQL of publish statements by shape (columns, coordinates, credential check): built once each. */
+const publishSql = new Map<string, string>();
 
 /**
  * The statement that publishes a version row: inserts it, or replaces the row of the same
@@ -76,43 +76,50 @@ export function publishStatement(
   check?: PublishCheck,
 ): { sql: string; bindings: unknown[] } {
   const columns = ['uid', ...Object.keys(row).filter((c) => c !== 'updated_at')];
+  const shape = `${check?.kind ?? 'unchecked'} ${columns.join(',')} ${coordinates.join(',')}`;
+  let sql = publishSql.get(shape);
+  if (sql === undefined) {
+    sql = publishSqlOf(columns, coordinates, check && CREDENTIAL_CHECKS[check.kind]);
+    publishSql.set(shape, sql);
+  }
+  const keyValues = [key.lock, latest, key.projectName, key.groupId, key.artifactId, key.branch, key.version];
+  return { sql, bindings: [...(check ? credentialValues(check) : []), ...keyValues, randomUUID(), ...columns.slice(1).map((c) => row[c])] };
+}
+
+function publishSqlOf(columns: string[], coordinates: string[], checked: string | undefined): string {
   const cast: Record<string, string> = { uid: '::uuid', creation_date: '::timestamptz', latest_version: '::boolean' };
   const replaced = columns.filter((c) => c !== 'uid' && !coordinates.includes(c));
-  const checked = check ? credentialCheck(check) : undefined;
-  const sql = `with ${checked ? `actor as (${checked.sql}), ` : ''}key_taken as (select versions_take_key(?, ?, ?, ?, ?, ?, ?)${checked ? ' from actor' : ''})
+  return `with ${checked ? `actor as (${checked}), ` : ''}key_taken as (select versions_take_key(?, ?, ?, ?, ?, ?, ?)${checked ? ' from actor' : ''})
        insert into versions (${columns.join(', ')}, updated_at)
        select ${columns.map((c) => `?${cast[c] ?? ''}`).join(', ')}, now() from key_taken
        on conflict (${coordinates.join(', ')}) do update set
          ${[...replaced, 'updated_at'].map((c) => `${c} = excluded.${c}`).join(', ')}
        returning uid, (xmax = 0) as created`;
-  const keyValues = [key.lock, latest, key.projectName, key.groupId, key.artifactId, key.branch, key.version];
-  return { sql, bindings: [...(checked?.bindings ?? []), ...keyValues, randomUUID(), ...columns.slice(1).map((c) => row[c])] };
 }
 
 /**
  * The credential's check as a query that yields one row when it holds: the rules of PublishCheck
  * (dialects/index.ts). With no row, the publish statement takes no lock and writes nothing.
  */
-function credentialCheck(check: PublishCheck): { sql: string; bindings: unknown[] } {
-  const mayPublish = "not u.must_change_password and (u.role = 'ROLE_ADMIN' or u.project_name = ?)";
-  if (check.kind === 'session') {
-    return {
-      sql: `select 1 from users u where u.id = ?::uuid and u.username = ? and u.token_version = ? and ${mayPublish}`,
-      bindings: [check.userId, check.username, check.tokenVersion, check.projectName],
-    };
-  }
-  return {
-    sql: `select 1 from tokens t join users u on u.id = t.user_id
+const MAY_PUBLISH = "not u.must_change_password and (u.role = 'ROLE_ADMIN' or u.project_name = ?)";
+const CREDENTIAL_CHECKS: Record<PublishCheck['kind'], string> = {
+  session: `select 1 from users u where u.id = ?::uuid and u.username = ? and u.token_version = ? and ${MAY_PUBLISH}`,
+  project: `select 1 from tokens t join users u on u.id = t.user_id
           where t.token_hash = ? and t.scope = 'publish' and (t.expires_at is null or t.expires_at > ?::timestamptz)
-            and t.last_used_at > ?::timestamptz and ${mayPublish}`,
-    bindings: [check.tokenHash, check.now, check.usedSince, check.projectName],
-  };
+            and t.last_used_at > ?::timestamptz and ${MAY_PUBLISH}`,
+};
+
+/** The values of CREDENTIAL_CHECKS[check.kind], in the order of its placeholders. */
+function credentialValues(check: PublishCheck): unknown[] {
+  return check.kind === 'session'
+    ? [check.userId, check.username, check.tokenVersion, check.projectName]
+    : [check.tokenHash, check.now, check.usedSince, check.projectName];
 }
 
 /** Runs a publish statement: the stored row's uid and whether it was new, if it wrote one. */
 async function runPublish(db: Db, statement: { sql: string; bindings: unknown[] }): Promise<{ uid: string; created: boolean } | undefined> {
-  const result = await named(db, db.raw(statement.sql, statement.bindings as Knex.RawBinding[]), statement.sql);
-  const stored = (result as { rows: { uid: string; created: boolean }[] }).rows[0];
+  const rows = await postgresDialect.runStatement(db, preparedPublish(db, statement.sql, statement.bindings), statement.bindings);
+  const stored = rows[0] as { uid: unknown; created: unknown } | undefined;
   return stored && { uid: String(stored.uid), created: Boolean(stored.created) };
 }
 
