@@ -27,6 +27,19 @@ export function compileWebAssemblyOneAtATime(): void {
   v8.setFlagsFromString('--wasm-num-compilation-tasks=1');
 }
 
+/**
+ * Runs PGlite's WebAssembly as V8's baseline compiler (Liftoff) makes it, without recompiling the
+ * functions that run often with the optimising compiler (TurboFan). That second compilation, its
+ * code and the compiler's leftover working memory took 45-50 MB after a start and 100 MB and more
+ * under load; without it the embedded database answers about a tenth fewer requests a second
+ * (bench/results/2026-11-24.md), still about a thousand publishes. Memory comes first there: a
+ * server that needs the throughput runs on PostgreSQL. Read by V8 each time it would tier a
+ * function up, so it takes effect when set at run time, before the WebAssembly module is compiled.
+ */
+export function compileWebAssemblyOnce(): void {
+  v8.setFlagsFromString('--liftoff-only');
+}
+
 /** V8's default growth (doubling), for a server on PostgreSQL or MariaDB/MySQL, where throughput comes first. */
 export function letYoungGenerationGrow(): void {
   v8.setFlagsFromString('--semi-space-growth-factor=2');

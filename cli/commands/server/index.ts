@@ -49,11 +49,12 @@ export function register(program: Command, deps: Deps): void {
     .argument('[settings...]')
     .action(async (settings: string[]) => {
       // Before the server's modules load: the young generation stays small for the embedded
-      // database, and grows again on a database server; PGlite's WebAssembly is optimised one
-      // function at a time (server/memory.ts).
-      const { compileWebAssemblyOneAtATime, keepYoungGenerationSmall } = await import('../../../server/memory.js');
+      // database, and grows again on a database server; PGlite's WebAssembly is compiled once, by
+      // the baseline compiler, one function at a time (server/memory.ts).
+      const { compileWebAssemblyOnce, compileWebAssemblyOneAtATime, keepYoungGenerationSmall } = await import('../../../server/memory.js');
       keepYoungGenerationSmall();
       compileWebAssemblyOneAtATime();
+      compileWebAssemblyOnce();
       const { runServer } = await import('../../../server/main.js');
       const cli = cliInvocation(deps.env, process.argv[1] ?? 'repoadmin', process.cwd());
       await runServer(settings, deps.env, deps.io, { cli });
