@@ -6,7 +6,7 @@
 // project token whose use is due to be recorded) goes to Koa with the body already read, and Koa
 // answers as always, down to which problem it reports first (test/server/fast-publish.test.ts).
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { VersionRecord } from '../common/schemas/repositories.js';
+import { type PublishResult, VersionRecord } from '../common/schemas/repositories.js';
 import type { Outages } from './db/outage.js';
 import { isJson, requestIdOf, respond } from './fast-reads.js';
 import type { Metrics } from './metrics.js';
@@ -40,14 +40,15 @@ export function fastPublish(
       return koa(req, res);
     }
     const id = requestIdOf(req);
+    let result: PublishResult | undefined;
     try {
-      const result = await publishChecked(s, credential, record);
-      if (!result) return await koa(req, res);
-      respond(s, metrics, req, res, PUBLISH, started, id, result.created ? 201 : 200, result);
+      result = await publishChecked(s, credential, record);
     } catch (caught) {
       const failure = failureAnswer(caught, id, s.log, outages);
-      respond(s, metrics, req, res, PUBLISH, started, id, failure.status, failure.body, failure.retryAfter);
+      return respond(s, metrics, req, res, PUBLISH, started, id, failure.status, failure.body, failure.retryAfter);
     }
+    if (!result) return koa(req, res);
+    respond(s, metrics, req, res, PUBLISH, started, id, result.created ? 201 : 200, result);
   };
 
   return (req, res) => {

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../server/app.js';
 import { fastPublish } from '../../server/fast-publish.js';
 import { createLogger } from '../../server/log.js';
+import { readBodyText } from '../../server/middleware/body.js';
 import { issueToken, tokenSettings } from '../../server/auth/tokens.js';
 import type { Services } from '../../server/services/context.js';
 import { dbKinds } from '../helpers/db.js';
@@ -164,7 +165,6 @@ describe.each(dbKinds().filter((kind) => kind !== 'mysql'))('fast publish on %s'
     // 598: handed to Koa after the body was read (and Koa got the whole body); 599: left untouched.
     let handed = '';
     const fast = fastPublish(s, undefined, { failed() {} }, async (req, res) => {
-      const { readBodyText } = await import('../../server/middleware/body.js');
       handed = await readBodyText(req);
       res.writeHead(598).end();
     });
