@@ -9,6 +9,8 @@
 // `node:http request` line (the CLI's fetch, cli/api/node-fetch.ts) plus the CLI's own code: the
 // `floor` row runs just that (CommonJS, like bin/repoadmin and dist/repoadmin.cjs), interleaved
 // like the rest, and is the least search and publish can cost while the CLI speaks HTTP through ky.
+// The `http only` row is one node:http request and nothing else: what any command that asks the
+// server costs, whatever it is written with.
 // Usage: npm run bench:cli [-- --runs 21]
 import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -117,6 +119,8 @@ async function main(): Promise<void> {
       publish: [BIN, 'publish', '--group', 'com.bench', '--artifact', 'app', '--version', '2.0.0', '--latest'],
       // No CLI at all: a bare start, undici's classes (ky's Request) and one node:http request.
       floor: ['-e', `new Request(${JSON.stringify(`${server.url}/health`)}); require('node:http').get(${JSON.stringify(`${server.url}/health`)}, (r) => r.resume().on('end', () => process.exit(0)));`],
+      // No CLI and no ky: one request to the same server.
+      'http only': ['-e', `require('node:http').get(${JSON.stringify(`${server.url}/health`)}, (r) => r.resume().on('end', () => process.exit(0)));`],
     };
     // Warm the file cache and the server before measuring.
     for (const args of Object.values(commands)) timed(args, env);
