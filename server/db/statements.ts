@@ -14,8 +14,11 @@ export interface Statement {
   name: string;
 }
 
-/** Shapes kept; past this many, new shapes are built by knex on each request. */
-const MAX_SHAPES = 1_000;
+/**
+ * Shapes kept; past this many, new shapes are built by knex on each request and sent unnamed, so
+ * that a connection's prepared statements stay as many as the kept shapes.
+ */
+export const MAX_SHAPES = 1_000;
 /** Per dialect and shape: the statement, or null when its values did not come out as predicted. */
 const shapes = new Map<string, Statement | null>();
 let named = 0;
@@ -35,9 +38,10 @@ export async function cachedRows(db: Db, shape: string, values: unknown[], build
   let statement = shapes.get(key);
   if (statement === undefined) {
     const query = build();
+    if (shapes.size >= MAX_SHAPES) return rowsOf(await query);
     const compiled = query.toSQL();
     statement = sameValues(compiled.bindings, values) ? { sql: compiled.sql, native: compiled.toNative().sql, name: `repoadmin_${++named}` } : null;
-    if (shapes.size < MAX_SHAPES) shapes.set(key, statement);
+    shapes.set(key, statement);
     if (statement === null) return rowsOf(await query);
   }
   if (statement === null) return rowsOf(await build());

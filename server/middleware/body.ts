@@ -1,7 +1,8 @@
 // Reads a JSON request body: application/json only (415), at most 1 MiB (413), well-formed (400).
 import type { IncomingMessage } from 'node:http';
+import { finished } from 'node:stream';
 import type { Context } from 'koa';
-import { AppError, isAppError } from '../../common/errors.js';
+import { AppError } from '../../common/errors.js';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
@@ -25,29 +26,38 @@ export function readBodyText(req: IncomingMessage): Promise<string> {
   return body;
 }
 
-async function readStream(req: IncomingMessage): Promise<string> {
-  const declared = Number(req.headers['content-length'] || 0);
-  if (declared > BODY_LIMIT_BYTES) {
-    throw new AppError('payload_too_large', `the request body is larger than ${BODY_LIMIT_BYTES} bytes`);
-  }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  try {
-    for await (const chunk of req) {
-      size += (chunk as Buffer).length;
-      if (size > BODY_LIMIT_BYTES) {
-        throw new AppError('payload_too_large', `the request body is larger than ${BODY_LIMIT_BYTES} bytes`);
+const tooLarge = () => new AppError('payload_too_large', `the request body is larger than ${BODY_LIMIT_BYTES} bytes`);
+
+/**
+ * The body, read whole. A body that grows past the limit is still read to its end but thrown away,
+ * as Node does with a body nobody reads: the 413 goes out at once and the connection stays usable
+ * for the client's next request (the server's requestTimeout bounds how long that reading lasts).
+ */
+function readStream(req: IncomingMessage): Promise<string> {
+  if (Number(req.headers['content-length'] || 0) > BODY_LIMIT_BYTES) return Promise.reject(tooLarge());
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= BODY_LIMIT_BYTES) {
+        chunks.push(chunk);
+        return;
       }
-      chunks.push(chunk as Buffer);
-    }
-  } catch (error) {
-    if (isAppError(error)) throw error;
-    // The client hung up (Node: "aborted", ECONNRESET) or the body timed out: its doing, not ours.
-    throw new AppError('validation', 'the request body ended before it was complete', {
-      errors: [{ path: '', message: 'incomplete body' }],
+      // Without a listener the stream goes on flowing: the rest is read and dropped.
+      req.off('data', onData);
+      chunks.length = 0;
+      reject(tooLarge());
+    };
+    req.on('data', onData);
+    finished(req, (error) => {
+      req.off('data', onData);
+      if (!error) return resolve(Buffer.concat(chunks).toString('utf8'));
+      // The client hung up (premature close, ECONNRESET) or the body timed out: its doing, not ours.
+      // After a 413 this settles nothing.
+      reject(new AppError('validation', 'the request body ended before it was complete', { errors: [{ path: '', message: 'incomplete body' }] }));
     });
-  }
-  return Buffer.concat(chunks).toString('utf8');
+  });
 }
 
 /**

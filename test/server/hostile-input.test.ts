@@ -104,6 +104,31 @@ describe.each(dbKinds())('hostile input on %s', (kind) => {
     expect(JSON.parse(line).status).toBe(400);
     expect(server.logs.filter((l) => l.includes('"level":50'))).toEqual([]);
   });
+
+  it('answers a chunked body over 1 MiB with 413 and then the next request on the same connection', async () => {
+    const { port } = new URL(server.url);
+    // Two requests in one go: a publish whose chunked body grows past the limit, then a health check.
+    const chunk = `{"description":"${'x'.repeat(64 * 1024)}`;
+    const chunks = Array.from({ length: 20 }, () => `${Buffer.byteLength(chunk).toString(16)}\r\n${chunk}\r\n`).join('');
+    const requests =
+      `POST /v1/repositories HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${admin}\r\n` +
+      `Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n${chunks}0\r\n\r\n` +
+      'GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n';
+    const answered = await new Promise<string>((resolve, reject) => {
+      let text = '';
+      const socket = net.connect(Number(port), '127.0.0.1', () => socket.write(requests));
+      socket.setEncoding('latin1');
+      socket.on('data', (data: string) => (text += data));
+      // The server ends the connection after the health check (Connection: close), or resets it.
+      socket.on('close', () => resolve(text));
+      socket.on('error', () => resolve(text));
+      setTimeout(() => reject(new Error(`no end of the connection; read so far: ${text.slice(0, 200)}`)), 20_000).unref();
+    });
+    // The second status line follows the first answer's body directly.
+    const statuses = [...answered.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((m) => m[1]);
+    expect(statuses, answered).toEqual(['413', '200']);
+    expect(answered).toContain('"payload_too_large"');
+  }, 30_000);
 });
 
 describe('the first administrator password setting', () => {
