@@ -8,7 +8,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type PublishResult, VersionRecord } from '../common/schemas/repositories.js';
 import type { Outages } from './db/outage.js';
-import { isJson, requestIdOf, respond } from './fast-reads.js';
+import { isJson, lastResort, requestIdOf, respond } from './fast-reads.js';
 import type { Metrics } from './metrics.js';
 import { signedCredential } from './middleware/auth.js';
 import { BODY_LIMIT_BYTES, hasBody, jsonObject, readBodyText } from './middleware/body.js';
@@ -56,7 +56,7 @@ export function fastPublish(
     if (!isJson(req) || !hasBody(req) || Number(req.headers['content-length'] || 0) > BODY_LIMIT_BYTES) return false;
     const credential = signedCredential(s, req.headers.authorization);
     if (!credential) return false;
-    void publish(req, res, credential);
+    publish(req, res, credential).catch((error: unknown) => lastResort(s, res, error));
     return true;
   };
 }

@@ -64,7 +64,7 @@ export function fastReads(s: Services, metrics: Metrics | undefined, outages: Ou
         return search(s, searchFilters(request), paging(pages.data));
       };
     }
-    void answer(s, metrics, outages, req, res, path, work);
+    answer(s, metrics, outages, req, res, path, work).catch((error: unknown) => lastResort(s, res, error));
     return true;
   };
 }
@@ -84,8 +84,18 @@ async function answer(
     respond(s, metrics, req, res, path, started, id, 200, await work());
   } catch (caught) {
     const failure = failureAnswer(caught, id, s.log, outages);
-    respond(s, metrics, req, res, path, started, id, failure.status, failure.body, failure.retryAfter);
+    // A failure after the answer went out (counting or logging it) is logged, never answered twice.
+    if (!res.headersSent) respond(s, metrics, req, res, path, started, id, failure.status, failure.body, failure.retryAfter);
   }
+}
+
+/**
+ * What failed while answering a failure (counting or logging it): logged, and the connection ended
+ * if no answer went out, rather than an unhandled rejection ending the server.
+ */
+export function lastResort(s: Services, res: ServerResponse, error: unknown): void {
+  s.log.error({ err: error }, 'request failed');
+  if (!res.headersSent) res.destroy();
 }
 
 /** The request's id, as the request-id middleware takes or makes it. */

@@ -114,6 +114,37 @@ describe.each(dbKinds())('fast reads on %s', (kind) => {
     }
   });
 
+  it('logs a failure after an answer went out, never answers twice, and goes on', async () => {
+    const log = createLogger('silent');
+    const failures: unknown[] = [];
+    // Logging the request, the last thing after the answer, fails.
+    log.isLevelEnabled = () => {
+      throw new Error('the log is broken');
+    };
+    log.error = ((details: unknown) => void failures.push(details)) as typeof log.error;
+    const s = { db: server.db, config: server.config, log, now: () => new Date() } as Services;
+    const fast = fastReads(s, undefined, { failed() {} });
+    const bare = http.createServer((req, res) => {
+      if (!fast(req, res)) res.writeHead(599).end();
+    });
+    await new Promise<void>((resolve) => bare.listen(0, '127.0.0.1', resolve));
+    try {
+      const res = await fetch(`http://127.0.0.1:${(bare.address() as AddressInfo).port}/v1/repositories/latest?groupId=com.fast&artifactId=one`);
+      expect(res.status).toBe(200);
+      expect((await res.json()).version).toBe('1.1.0');
+      await expect.poll(() => failures.length).toBe(1);
+      expect(failures[0]).toMatchObject({ err: { message: 'the log is broken' } });
+      // The same while answering a failure (404): logged, and the server goes on.
+      const missing = await fetch(`http://127.0.0.1:${(bare.address() as AddressInfo).port}/v1/repositories/latest?groupId=com.fast&artifactId=gone`);
+      expect(missing.status).toBe(404);
+      await expect.poll(() => failures.length).toBe(2);
+      expect(failures[1]).toMatchObject({ err: { message: 'the log is broken' } });
+    } finally {
+      bare.closeAllConnections();
+      await new Promise((resolve) => bare.close(resolve));
+    }
+  });
+
   it('echoes a sensible X-Request-Id, replaces an odd one, and logs and counts the request under its route', async () => {
     const given = await server.request('GET', '/v1/repositories/latest?groupId=com.fast&artifactId=two', { headers: { 'X-Request-Id': 'pipeline-42.7' } });
     expect(given.status).toBe(200);
