@@ -30,6 +30,17 @@ describe('createLogger', () => {
     expect(lines[0]).toContain('[redacted]');
   });
 
+  it('redacts the detail of a database error, which quotes the refused row', () => {
+    const { lines, log } = capture();
+    const error = Object.assign(new Error('duplicate key value violates unique constraint "revoked_tokens_pkey"'), {
+      code: '23505',
+      detail: 'Key (token_hash)=(0c1bb6f8aa) already exists.',
+    });
+    log.error({ err: error }, 'request failed');
+    expect(lines[0]).not.toContain('0c1bb6f8aa');
+    expect(JSON.parse(lines[0]!).err).toMatchObject({ code: '23505', message: expect.stringContaining('revoked_tokens_pkey'), detail: '[redacted]' });
+  });
+
   it('keeps to its level', () => {
     const { lines, log } = capture();
     log.debug('hidden');

@@ -8,7 +8,8 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
       level,
       base: undefined,
       timestamp: pino.stdTimeFunctions.isoTime,
-      redact: { paths: ['req.headers.authorization', '*.password', '*.token'], censor: '[redacted]' },
+      // A PostgreSQL error's detail quotes the values of the row it refused ("Key (token_hash)=(...)").
+      redact: { paths: ['req.headers.authorization', '*.password', '*.token', 'err.detail'], censor: '[redacted]' },
     },
     destination ?? standardOutput(),
   );

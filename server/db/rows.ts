@@ -11,6 +11,12 @@ export function toDate(value: unknown): Date {
   return value instanceof Date ? value : new Date(String(value));
 }
 
+/** A row that refers to one that is not there (SQLSTATE 23503; ER_NO_REFERENCED_ROW_2 on MariaDB and MySQL). */
+export function isForeignKeyViolation(error: unknown): boolean {
+  const code = (error as { code?: string } | undefined)?.code;
+  return code === '23503' || code === 'ER_NO_REFERENCED_ROW_2' || code === 'ER_NO_REFERENCED_ROW';
+}
+
 /** A unique-constraint violation (SQLSTATE 23505; ER_DUP_ENTRY on MariaDB and MySQL). */
 export function isUniqueViolation(error: unknown): boolean {
   const code = (error as { code?: string } | undefined)?.code;

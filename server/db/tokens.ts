@@ -4,7 +4,7 @@ import { AppError } from '../../common/errors.js';
 import type { TokenScope } from '../../common/schemas/tokens.js';
 import type { Role } from '../../common/schemas/users.js';
 import { type Db } from './dialects/index.js';
-import { isUniqueViolation, toDate } from './rows.js';
+import { isForeignKeyViolation, isUniqueViolation, toDate } from './rows.js';
 import { cachedRows } from './statements.js';
 
 export interface TokenRow {
@@ -107,6 +107,8 @@ export async function insertToken(db: Db, token: NewToken): Promise<void> {
         cause: error,
       });
     }
+    // The user was deleted since it was looked up.
+    if (isForeignKeyViolation(error)) throw new AppError('not_found', `no user with id ${token.userId}`, { cause: error });
     throw error;
   }
 }
@@ -124,8 +126,9 @@ export async function touchToken(db: Db, id: string, now: Date, notBefore: Date)
 }
 
 /** The hashes of a user's tokens (to remember them when the user is deleted). */
-export async function tokenHashesOfUser(db: Db, userId: string): Promise<string[]> {
-  const rows = await db('tokens').select('token_hash').where({ user_id: userId });
+/** The hashes of a user's tokens, their rows locked (a revocation of one waits, or has finished). */
+export async function lockTokenHashesOfUser(db: Knex.Transaction, userId: string): Promise<string[]> {
+  const rows = await db('tokens').select('token_hash').where({ user_id: userId }).forUpdate();
   return rows.map((r: { token_hash: string }) => String(r.token_hash));
 }
 

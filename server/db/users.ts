@@ -120,6 +120,15 @@ export async function deleteUserRow(db: Db, userId: string): Promise<void> {
   await db('users').where({ id: userId }).delete();
 }
 
+/**
+ * The user, its row locked until the transaction ends: a token being made for it (whose foreign key
+ * check waits on this lock) is then either seen by the rest of the transaction or refused after it.
+ */
+export async function lockUser(db: Knex.Transaction, userId: string): Promise<UserRow | undefined> {
+  const row = await db('users').select(COLUMNS).where({ id: userId }).forUpdate().first();
+  return row ? toUser(row) : undefined;
+}
+
 /** Locks every administrator row, so concurrent deletions cannot remove the last one. */
 export async function lockAdminIds(db: Knex.Transaction): Promise<string[]> {
   const rows = await db('users').select('id').where({ role: 'ROLE_ADMIN' }).forUpdate();

@@ -11,6 +11,7 @@ import {
   type ProjectTokenCreated,
 } from '../../common/schemas/tokens.js';
 import { hashProjectToken, newProjectToken } from '../auth/project-tokens.js';
+import { retryConflicts } from '../db/faults.js';
 import { findRevoked, rememberRevoked } from '../db/revoked-tokens.js';
 import {
   type TokenRow,
@@ -19,7 +20,7 @@ import {
   findTokenById,
   insertToken,
   listTokens,
-  tokenHashesOfUser,
+  lockTokenHashesOfUser,
   touchToken,
 } from '../db/tokens.js';
 import { findUserById } from '../db/users.js';
@@ -97,17 +98,24 @@ export async function listProjectTokens(services: Services, actor: Actor, userId
 
 /** Revokes a token of the caller, or any for an administrator; anyone else's is not found. */
 export async function revokeProjectToken(services: Services, actor: Actor, id: string): Promise<void> {
-  await services.db.transaction(async (trx) => {
-    const token = await findTokenById(trx, id);
-    if (!token || (token.userId !== actor.userId && !isAdmin(actor))) throw new AppError('not_found', `no token with id ${id}`);
-    const hash = await deleteToken(trx, id);
-    if (hash) await rememberRevoked(trx, [hash], 'revoked', services.now());
-  });
+  await retryConflicts(() =>
+    services.db.transaction(async (trx) => {
+      const token = await findTokenById(trx, id);
+      if (!token || (token.userId !== actor.userId && !isAdmin(actor))) throw new AppError('not_found', `no token with id ${id}`);
+      // Gone by now when its user was deleted meanwhile, which remembered it.
+      const hash = await deleteToken(trx, id);
+      if (hash) await rememberRevoked(trx, [hash], 'revoked', services.now());
+    }),
+  );
 }
 
-/** Before a user is deleted (its tokens go with it, by the foreign key): remembers why they stop working. */
+/**
+ * Before a user is deleted (its tokens go with it, by the foreign key): remembers why they stop
+ * working. The user's row is locked first (lockUser), then its tokens, the order a revocation
+ * takes them in too, so every token is remembered once, by one of the two.
+ */
 export async function retireTokensOfUser(trx: Knex.Transaction, userId: string, now: Date): Promise<void> {
-  await rememberRevoked(trx, await tokenHashesOfUser(trx, userId), 'user_deleted', now);
+  await rememberRevoked(trx, await lockTokenHashesOfUser(trx, userId), 'user_deleted', now);
 }
 
 /** The user a project token acts as, within its scope; any problem is a 401 that says which. */

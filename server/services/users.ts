@@ -11,8 +11,10 @@ import {
   insertUserIfAbsent,
   listUsers as listUserRows,
   lockAdminIds,
+  lockUser,
   updatePassword,
 } from '../db/users.js';
+import { retryConflicts } from '../db/faults.js';
 import type { Actor, Services } from './context.js';
 import { retireTokensOfUser } from './tokens.js';
 
@@ -62,16 +64,18 @@ export async function changePassword(services: Services, actor: Actor, userId: s
 }
 
 export async function deleteUser(services: Services, userId: string): Promise<void> {
-  await services.db.transaction(async (trx) => {
-    const admins = await lockAdminIds(trx);
-    const target = await findUserById(trx, userId);
-    if (!target) throw new AppError('not_found', `no user with id ${userId}`);
-    if (target.role === 'ROLE_ADMIN' && admins.length <= 1) {
-      throw new AppError('conflict', 'the last administrator cannot be deleted: create another administrator first');
-    }
-    await retireTokensOfUser(trx, userId, services.now());
-    await deleteUserRow(trx, userId);
-  });
+  await retryConflicts(() =>
+    services.db.transaction(async (trx) => {
+      const admins = await lockAdminIds(trx);
+      const target = await lockUser(trx, userId);
+      if (!target) throw new AppError('not_found', `no user with id ${userId}`);
+      if (target.role === 'ROLE_ADMIN' && admins.length <= 1) {
+        throw new AppError('conflict', 'the last administrator cannot be deleted: create another administrator first');
+      }
+      await retireTokensOfUser(trx, userId, services.now());
+      await deleteUserRow(trx, userId);
+    }),
+  );
 }
 
 export async function listUsers(services: Services): Promise<User[]> {

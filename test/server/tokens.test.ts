@@ -267,6 +267,52 @@ describe.each(dbKinds())('project tokens on %s', (kind) => {
     });
   });
 
+  describe('while the user is deleted at the same time', () => {
+    const deletedMessage = 'the project token belonged to a user that was deleted: ask an administrator for a new one';
+    const refusalOf = async (token: string) => {
+      const res = await server.request('GET', '/v1/users/me', { token });
+      expect(res.status).toBe(401);
+      return res.body._message.message as string;
+    };
+
+    it('a token being made is either refused (404) or made and then refused as its user\'s', async () => {
+      const statuses: number[] = [];
+      for (let round = 0; round < 8; round++) {
+        const user = await makeUser(`race-make-${round}`, 'race');
+        const makes = Array.from({ length: 6 }, (_, i) =>
+          server.request('POST', '/v1/tokens', { token: admin, body: { name: `t${i}`, scope: 'publish', userId: user.id } }),
+        );
+        const [deleted, ...made] = await Promise.all([server.request('DELETE', `/v1/users/${user.id}`, { token: admin }), ...makes]);
+        expect(deleted.status).toBe(204);
+        for (const res of made) {
+          statuses.push(res.status);
+          expect([201, 404], res.text).toContain(res.status);
+          if (res.status === 201) expect(await refusalOf(res.body.token)).toBe(deletedMessage);
+          else expect(res.body._message.message).toBe(`no user with id ${user.id}`);
+        }
+      }
+      expect(statuses).toHaveLength(48);
+    });
+
+    it('a token being revoked is refused afterwards as revoked or as its user\'s, and both calls succeed', async () => {
+      for (let round = 0; round < 8; round++) {
+        const user = await makeUser(`race-revoke-${round}`, 'race');
+        const tokens = await Promise.all([0, 1, 2].map((i) => makeToken(admin, { name: `t${i}`, scope: 'read', userId: user.id })));
+        const [deleted, ...revoked] = await Promise.all([
+          server.request('DELETE', `/v1/users/${user.id}`, { token: admin }),
+          ...tokens.map((t) => server.request('DELETE', `/v1/tokens/${t.id}`, { token: admin })),
+        ]);
+        expect(deleted.status, deleted.text).toBe(204);
+        for (const [i, res] of revoked.entries()) {
+          // 404 when the user's deletion took the token first.
+          expect([204, 404], res.text).toContain(res.status);
+          expect(await refusalOf(tokens[i]!.token)).toMatch(/^(the project token was revoked at .*|the project token belonged to a user that was deleted.*)$/);
+        }
+      }
+      expect(server.logs.filter((l) => l.includes('"level":50'))).toEqual([]);
+    });
+  });
+
   it('writes lastUsedAt on use, at most once a minute', async () => {
     const made = await makeToken(admin, { name: 'busy', scope: 'read', userId: shop.id });
     const lastUsed = async () => (await server.db('tokens').where({ id: made.id }).first()).last_used_at as Date | null;
