@@ -2,10 +2,14 @@
 import * as z from 'zod';
 import { parseCreationDate } from '../dates.js';
 
-/** A UUID in its canonical 8-4-4-4-12 hexadecimal form (any version, as older ids are v4 or v1). */
+/**
+ * A UUID in its canonical 8-4-4-4-12 hexadecimal form (any version, as older ids are v4 or v1), in
+ * lower case from here on: ids are compared as text, and MariaDB stores them as text.
+ */
 export const Uuid = z
   .string()
   .regex(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/, 'must be a UUID')
+  .toLowerCase()
   .meta({ format: 'uuid', example: '5c6a1223-076b-4bc0-b0b7-20b0da0e23fd' });
 
 /** A date-time with an offset (common/dates.ts), handed on as the Date it names: parsed once, here. */

@@ -100,10 +100,14 @@ export function optionalToken(services: Services, required: () => boolean): Midd
   };
 }
 
-/** The socket's address, or with a trusted proxy the first X-Forwarded-For entry when it is an IP address. */
+/**
+ * The socket's address, or with a trusted proxy the first X-Forwarded-For entry when it is an IP
+ * address. An IPv6 zone (`fe80::1%eth0`) is dropped: it names an interface, not a client, and would
+ * make one address many, of any length.
+ */
 export function clientAddress(ctx: Context, trustProxy: boolean): string {
   if (trustProxy) {
-    const first = ctx.get('X-Forwarded-For').split(',')[0]?.trim();
+    const first = ctx.get('X-Forwarded-For').split(',')[0]?.trim().split('%', 1)[0];
     if (first && isIP(first) !== 0) return first;
   }
   return ctx.req.socket.remoteAddress ?? 'unknown';

@@ -83,6 +83,46 @@ describe.each(dbKinds())('hostile input on %s', (kind) => {
     expect(addresses.every((a: string) => a.length <= 45)).toBe(true);
   });
 
+  it('counts an X-Forwarded-For address with an IPv6 zone as the address without it: no 500, one count', async () => {
+    const login = (zone: string) =>
+      server.request('POST', '/v1/authentication/generate-token', {
+        body: { username: 'zone-nobody', password: 'wrong-password' },
+        headers: { 'X-Forwarded-For': `fe80::1%${zone}` },
+      });
+    expect((await login('a'.repeat(300))).status).toBe(401);
+    expect((await login('1')).status).toBe(401);
+    expect((await login('2')).status).toBe(401);
+    const rows = await server.db('login_attempts').where({ scope: 'address', subject: 'fe80::1' });
+    expect(rows.map((r: { failures: number }) => Number(r.failures))).toEqual([3]);
+    expect(await server.db('login_attempts').where('subject', 'like', 'fe80::1%%')).toHaveLength(1);
+  });
+
+  it('refuses a login password longer than 72 bytes even when its first 72 are right', async () => {
+    const password = 'L'.repeat(72);
+    const created = await server.request('POST', '/v1/users', { token: admin, body: { username: 'long-pass', password, projectName: 'p', role: 'ROLE_USER' } });
+    expect(created.status).toBe(201);
+    const login = (given: string) => server.request('POST', '/v1/authentication/generate-token', { body: { username: 'long-pass', password: given } });
+    expect((await login(password)).status).toBe(200);
+    const longer = await login(`${password}anything-else`);
+    expect(longer.status).toBe(401);
+    expect(longer.body._message.message).toBe('wrong user name or password');
+    expect((await login(`${password}\u00e9`)).status).toBe(401);
+  });
+
+  it('takes a user id in upper case as the same id, on every database', async () => {
+    const created = await server.request('POST', '/v1/users', { token: admin, body: { username: 'upper-id', password: 'upper-id-secret', projectName: 'p', role: 'ROLE_USER' } });
+    const id: string = created.body.userId;
+    const own = (await server.request('POST', '/v1/authentication/generate-token', { body: { username: 'upper-id', password: 'upper-id-secret' } })).body.token;
+    // Their own password, by their own id in upper case: a fresh token, as for the id as given.
+    const changed = await server.request('PUT', `/v1/users/${id.toUpperCase()}/password`, { token: own, body: { password: 'upper-id-secret-2' } });
+    expect(changed.status, changed.text).toBe(200);
+    expect(changed.body).toMatchObject({ userId: id, valid: true, token: expect.any(String) });
+    expect((await server.request('GET', '/v1/users/me', { token: changed.body.token })).status).toBe(200);
+    const deleted = await server.request('DELETE', `/v1/users/${id.toUpperCase()}`, { token: admin });
+    expect(deleted.status, deleted.text).toBe(204);
+    expect(await server.db('users').where({ username: 'upper-id' })).toEqual([]);
+  });
+
   it('treats a client that hangs up in the middle of a body as the client\'s doing: no error logged, no 503', async () => {
     const { port } = new URL(server.url);
     const publishLines = () => server.logs.filter((l) => l.includes('"path":"/v1/repositories"') && l.includes('"method":"POST"'));
