@@ -4,6 +4,7 @@ import type { Middleware } from 'koa';
 import type { Logger } from 'pino';
 import { AppError, type WireErrorCode, codeForStatus, isAppError, isWireErrorCode } from '../../common/errors.js';
 import type { ErrorBody } from '../../common/schemas/errors.js';
+import { Uuid } from '../../common/schemas/common.js';
 import { isDatabaseUnavailable, isRetryable } from '../db/faults.js';
 import type { Outages } from '../db/outage.js';
 
@@ -74,7 +75,9 @@ export function userResultOnError(): Middleware {
       await next();
     } catch (caught) {
       const error = toAppError(caught);
-      const userId = typeof ctx.params?.userId === 'string' ? ctx.params.userId : null;
+      const given: unknown = ctx.params?.userId;
+      // As the route reads it: a UUID in lower case; anything else as it came.
+      const userId = typeof given === 'string' ? (Uuid.safeParse(given).data ?? given) : null;
       throw new AppError(error.code, error.message, { ...error.details, body: { valid: false, userId } });
     }
   };

@@ -118,6 +118,10 @@ describe.each(dbKinds())('hostile input on %s', (kind) => {
     expect(changed.status, changed.text).toBe(200);
     expect(changed.body).toMatchObject({ userId: id, valid: true, token: expect.any(String) });
     expect((await server.request('GET', '/v1/users/me', { token: changed.body.token })).status).toBe(200);
+    // An error names the user in lower case too.
+    const refused = await server.request('PUT', `/v1/users/${id.toUpperCase()}/password`, { token: changed.body.token, body: { password: 'short' } });
+    expect(refused.status).toBe(400);
+    expect(refused.body).toMatchObject({ valid: false, userId: id });
     const deleted = await server.request('DELETE', `/v1/users/${id.toUpperCase()}`, { token: admin });
     expect(deleted.status, deleted.text).toBe(204);
     expect(await server.db('users').where({ username: 'upper-id' })).toEqual([]);
