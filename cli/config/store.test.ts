@@ -1,3 +1,4 @@
+import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, stat, chmod, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -39,6 +40,36 @@ describe('config store', () => {
     expect(await again.remove('http://b:2')).toMatchObject({ username: 'bob' });
     expect(JSON.parse(await readFile(join(dir, 'config.json'), 'utf8'))).toEqual({ servers: { 'http://a:1': login('http://a:1', 'alice') } });
   });
+
+  it('reads nothing, and makes no folder, where the folder cannot be made (a pipeline with no writable HOME)', async () => {
+    const blocker = join(await mkdtemp(join(tmpdir(), 'config-')), 'a-file');
+    await writeFile(blocker, '');
+    const store = fileConfig({ REPOADMIN_CONFIG_DIR: join(blocker, 'repoadmin') });
+    expect(await store.current()).toBeUndefined();
+    expect(await store.get('http://a:1')).toBeUndefined();
+    expect(await store.remove('http://a:1')).toBeUndefined();
+    await expect(store.save(login('http://a:1'))).rejects.toMatchObject({ code: 'ENOTDIR' });
+
+    const dir = join(await mkdtemp(join(tmpdir(), 'config-')), 'repoadmin');
+    expect(await fileConfig({ REPOADMIN_CONFIG_DIR: dir }).current()).toBeUndefined();
+    await expect(stat(dir)).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
+  it('keeps every server when several processes log in at once', async () => {
+    const dir = join(await mkdtemp(join(tmpdir(), 'config-')), 'repoadmin');
+    const store = new URL('./store.ts', import.meta.url).pathname;
+    const child = (n: number) =>
+      new Promise<void>((resolve, reject) => {
+        const script = `import { fileConfig } from ${JSON.stringify(store)};
+          const s = fileConfig({ REPOADMIN_CONFIG_DIR: ${JSON.stringify(dir)} });
+          for (let i = 0; i < 10; i++) await s.save({ url: 'http://p${n}-' + i + ':1', username: 'u', userId: 'id', token: 't', expiresAt: null });`;
+        execFile(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], (error) => (error ? reject(error) : resolve()));
+      });
+    await Promise.all([0, 1, 2, 3].map(child));
+    const stored = JSON.parse(await readFile(join(dir, 'config.json'), 'utf8')).servers;
+    expect(Object.keys(stored)).toHaveLength(40);
+    await expect(stat(join(dir, 'config.json.lock'))).rejects.toMatchObject({ code: 'ENOENT' });
+  }, 30_000);
 
   it('normalizes server addresses so one server has one key', () => {
     expect(normalizeUrl('localhost:9090/')).toBe('http://localhost:9090');

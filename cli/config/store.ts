@@ -1,5 +1,5 @@
 // Stored logins, one per server, and which one is current (docs/cli.md, "Credentials and configuration").
-import { chmodSync, mkdirSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, rmSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import Conf from 'conf';
@@ -41,8 +41,17 @@ export function configDir(env: NodeJS.ProcessEnv): string {
   return join(env.HOME || homedir(), '.config', 'repoadmin');
 }
 
+interface Backend {
+  path: string;
+  read(): ConfigData;
+  write(data: ConfigData): void;
+  /** Runs a read and the write after it with no other process's change in between. */
+  exclusive?<T>(work: () => T): Promise<T>;
+}
+
 /** The store's rules over any place that can read and write the whole data. */
-export function configStore(backend: { path: string; read(): ConfigData; write(data: ConfigData): void }): ConfigStore {
+export function configStore(backend: Backend): ConfigStore {
+  const exclusive = <T>(work: () => T): Promise<T> => (backend.exclusive ? backend.exclusive(work) : Promise.resolve(work()));
   return {
     path: async () => backend.path,
     current: async () => {
@@ -50,17 +59,22 @@ export function configStore(backend: { path: string; read(): ConfigData; write(d
       return data.current ? data.servers[data.current] : undefined;
     },
     get: async (url) => backend.read().servers[url],
-    save: async (login) => {
-      const data = backend.read();
-      backend.write({ current: login.url, servers: { ...data.servers, [login.url]: login } });
-    },
+    save: (login) =>
+      exclusive(() => {
+        const data = backend.read();
+        backend.write({ current: login.url, servers: { ...data.servers, [login.url]: login } });
+      }),
     remove: async (url) => {
-      const data = backend.read();
-      const removed = data.servers[url];
-      if (!removed) return undefined;
-      const { [url]: _, ...servers } = data.servers;
-      backend.write({ current: data.current === url ? undefined : data.current, servers });
-      return removed;
+      // Nothing stored: nothing to change, and nothing to lock where the folder cannot be made.
+      if (!backend.read().servers[url]) return undefined;
+      return exclusive(() => {
+        const data = backend.read();
+        const removed = data.servers[url];
+        if (!removed) return undefined;
+        const { [url]: _, ...servers } = data.servers;
+        backend.write({ current: data.current === url ? undefined : data.current, servers });
+        return removed;
+      });
     },
   };
 }
@@ -75,10 +89,10 @@ export function memoryConfig(initial: ConfigData = { servers: {} }): ConfigStore
 /** The config file: `config.json` in `configDir(env)`, readable by its owner only. */
 export function fileConfig(env: NodeJS.ProcessEnv): ConfigStore {
   const dir = configDir(env);
+  const file = join(dir, 'config.json');
   let conf: Conf<ConfigData> | undefined;
   const open = () => {
     if (!conf) {
-      mkdirSync(dir, { recursive: true, mode: 0o700 });
       conf = new Conf<ConfigData>({
         cwd: dir,
         configName: 'config',
@@ -88,23 +102,64 @@ export function fileConfig(env: NodeJS.ProcessEnv): ConfigStore {
     return conf;
   };
   return configStore({
-    path: join(dir, 'config.json'),
+    path: file,
     read: () => {
+      // No file, nothing stored: reading creates nothing (conf would make the folder), so a
+      // pipeline whose HOME cannot be written still runs.
+      if (!conf && !existsSync(file)) return { servers: {} };
       let data: ConfigData;
       try {
         data = open().store;
       } catch (error) {
         const reason = error instanceof Error ? error.message : String(error);
-        throw new AppError('internal', `cannot read the config file ${join(dir, 'config.json')} (${reason}): fix it, or delete it and run repoadmin login`);
+        throw new AppError('internal', `cannot read the config file ${file} (${reason}): fix it, or delete it and run repoadmin login`);
       }
       const { current, servers = {} } = data;
       return { current, servers };
     },
     write: (data) => {
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
       const c = open();
       c.store = data.current === undefined ? { servers: data.servers } : data;
       // conf creates the file with the mode but leaves an existing file's mode as it was.
       chmodSync(c.path, 0o600);
     },
+    exclusive: (work) => withLockFile(`${file}.lock`, () => mkdirSync(dir, { recursive: true, mode: 0o700 }), work),
   });
+}
+
+/** How long a lock file may stand before it is taken for one left by a run that was killed. */
+const STALE_LOCK_MS = 10_000;
+
+/**
+ * Runs `work` while holding `lock`, a file made with O_EXCL: two logins at once (parallel pipeline
+ * steps) each keep their server instead of one overwriting the other's.
+ */
+async function withLockFile<T>(lock: string, prepare: () => void, work: () => T): Promise<T> {
+  prepare();
+  for (let attempt = 0; ; attempt++) {
+    try {
+      closeSync(openSync(lock, 'wx', 0o600));
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      const age = lockAge(lock);
+      if (age !== undefined && age > STALE_LOCK_MS) rmSync(lock, { force: true });
+      else if (attempt > 300) throw new AppError('internal', `the config file is locked by another repoadmin (${lock}): try again, or delete that file if none is running`);
+      await new Promise((resolve) => setTimeout(resolve, 5 + Math.random() * 20));
+    }
+  }
+  try {
+    return work();
+  } finally {
+    rmSync(lock, { force: true });
+  }
+}
+
+function lockAge(lock: string): number | undefined {
+  try {
+    return Date.now() - statSync(lock).mtimeMs;
+  } catch {
+    return undefined;
+  }
 }
