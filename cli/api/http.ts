@@ -6,6 +6,8 @@ import { nodeFetch } from './node-fetch.js';
 export const DEFAULT_TIMEOUT_MS = 30_000;
 /** A 429 or 503 asking us to wait longer than this fails at once instead. */
 const MAX_RETRY_AFTER_MS = 10_000;
+/** Statuses a proxy in front of the server answers itself when the server is away. */
+const GATEWAY_STATUSES = new Set([502, 503, 504]);
 
 export interface HttpOptions {
   /** The server, e.g. `http://localhost:9090`. */
@@ -123,8 +125,17 @@ function requestId(response: Response): string {
 
 function tooLongToWait(error: Error): boolean {
   if (!(error instanceof HTTPError)) return false;
-  const seconds = Number(error.response.headers.get('retry-after'));
-  return Number.isFinite(seconds) && seconds * 1000 > MAX_RETRY_AFTER_MS;
+  const seconds = retryAfterSeconds(error.response);
+  return seconds !== undefined && seconds * 1000 > MAX_RETRY_AFTER_MS;
+}
+
+/** A Retry-After in seconds, given as seconds or as an HTTP date (RFC 9110, 10.2.3); undefined without one. */
+export function retryAfterSeconds(response: Response): number | undefined {
+  const header = response.headers.get('retry-after')?.trim();
+  if (!header) return undefined;
+  if (/^\d+$/.test(header)) return Number(header);
+  const at = Date.parse(header);
+  return Number.isNaN(at) ? undefined : Math.max(0, Math.ceil((at - Date.now()) / 1000));
 }
 
 function describe(error: unknown): string {
@@ -179,7 +190,7 @@ export async function toAppError(error: unknown, baseUrl: string, timeoutMs: num
 export async function fromResponse(response: Response): Promise<AppError> {
   const body: unknown = await response.json().catch(() => undefined);
   const message = (body as { _message?: { code?: unknown; message?: unknown } } | undefined)?._message;
-  const retryAfter = Number(response.headers.get('retry-after')) || undefined;
+  const retryAfter = retryAfterSeconds(response) || undefined;
   if (message && isWireErrorCode(message.code) && typeof message.message === 'string') {
     const errors = (body as { errors?: FieldError[] }).errors;
     const code: WireErrorCode = message.code;
@@ -187,9 +198,11 @@ export async function fromResponse(response: Response): Promise<AppError> {
     return new AppError(code, text, { errors, retryAfter });
   }
   const status = `${response.status} ${response.statusText}`.trim();
-  if (response.status === 404) {
-    // Our server answers every 404 with its error body: this one is not the registry, and a
-    // script must not take it for `search --latest` finding nothing (exit 3).
+  // Our server answers every 404 with its error body, and every error with JSON: this one is not the
+  // registry (a web server, a sign-in page of a proxy), and a script must not take it for
+  // `search --latest` finding nothing (exit 3) or for a bad token (exit 4). A gateway's 502, 503
+  // or 504 page is the registry behind it being away, and says so below.
+  if (response.status === 404 || (body === undefined && !GATEWAY_STATUSES.has(response.status))) {
     return wrongServer(`${status} for ${response.url}`, new URL(response.url).origin);
   }
   return new AppError(codeForStatus(response.status), `the server answered ${status} (${response.url})`, { retryAfter });

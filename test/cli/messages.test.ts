@@ -28,13 +28,18 @@ afterAll(async () => {
   await server?.close();
 });
 
-/** A web server that is not a registry: every path answers 404 with `body`. */
-async function notARegistry(type: string, body: string): Promise<{ url: string; close(): Promise<void> }> {
-  const other = http.createServer((_req, res) => res.writeHead(404, { 'content-type': type }).end(body));
+/** A web server that is not a registry: every path answers `status` (404) with `body`. */
+async function notARegistry(type: string, body: string, status = 404, headers: Record<string, string> = {}): Promise<{ url: string; close(): Promise<void>; requests(): number }> {
+  let requests = 0;
+  const other = http.createServer((_req, res) => {
+    requests++;
+    res.writeHead(status, { 'content-type': type, ...headers }).end(body);
+  });
   await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${(other.address() as AddressInfo).port}`,
     close: () => new Promise((resolve) => other.close(() => resolve())),
+    requests: () => requests,
   };
 }
 
@@ -80,6 +85,31 @@ describe('an address that is not a registry is exit 5, never 3 ("nothing publish
       await other.close();
     }
   });
+
+  it.each([
+    ['an HTML 500 of a proxy', 500, []],
+    ['an HTML 401 of a sign-in proxy, with a token', 401, ['--token', 'some-token']],
+  ])('%s', async (_name, status, flags) => {
+    const other = await notARegistry('text/html', '<html><body>Sign in</body></html>', status as number);
+    try {
+      const result = await run(['--url', other.url, ...(flags as string[]), ...latest], { home: await freshHome() });
+      expect(result.code, result.stderr).toBe(5);
+      expect(result.stderr).toMatch(new RegExp(`^error: .*answered ${status} .*: is this a repoadmin server\\? Check --url or REPOADMIN_URL`));
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('but a gateway\'s HTML 503 says the server is unavailable', async () => {
+    const other = await notARegistry('text/html', '<html>Service Unavailable</html>', 503);
+    try {
+      const result = await run(['--url', other.url, ...latest], { home: await freshHome(), env: { REPOADMIN_TIMEOUT: '5' } });
+      expect(result.stderr).not.toContain('is this a repoadmin server');
+      expect(result.stderr).toMatch(/503/);
+    } finally {
+      await other.close();
+    }
+  }, 20_000);
 
   it('a registry under a wrong path, whose 404 for an unknown route has our error body', async () => {
     const result = await run(['--url', `${server.url}/registry`, ...latest], { home: await freshHome() });
@@ -243,5 +273,21 @@ describe('help at 80 columns', () => {
     const description = lines.slice(start, end === -1 ? undefined : end);
     const ragged = description.filter((line, i) => line !== '' && (description[i + 1] ?? '') !== '' && line.length < 60);
     expect(ragged).toEqual([]);
+  });
+});
+
+describe('Retry-After', () => {
+  it('given as an HTTP date further off than 10 s: fails at once, with when to try again', async () => {
+    const body = JSON.stringify({ _status: false, _message: { category: 'ERROR', code: 'rate_limited', message: 'slow down' } });
+    const later = new Date(Date.now() + 3600_000).toUTCString();
+    const other = await notARegistry('application/json', body, 429, { 'retry-after': later });
+    try {
+      const result = await run(['--url', other.url, ...latest], { home: await freshHome() });
+      expect(result.code).not.toBe(0);
+      expect(result.stderr).toMatch(/^error: slow down \(try again in 3[56]\d\d s\)/);
+      expect(other.requests()).toBe(1);
+    } finally {
+      await other.close();
+    }
   });
 });
