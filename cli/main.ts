@@ -2,6 +2,7 @@
 import type { Command } from 'commander';
 import { AppError, EXIT_CODE, isAppError } from '../common/errors.js';
 import type { Deps } from './deps.js';
+import { printable } from './output/printable.js';
 import { VERSION } from '../common/version.js';
 
 export interface CommandGroup {
@@ -105,11 +106,12 @@ function exitCodeFor(error: unknown, deps: Deps, CommanderError: typeof import('
   }
   if (isAppError(error)) {
     // An error without a message only carries an exit code (`jobs diff`: 6, changes pending).
-    if (error.message) deps.io.err(`error: ${error.message}`);
+    // The server's words, shown as they are but for control characters.
+    if (error.message) deps.io.err(`error: ${printable(error.message)}`);
     // The server's message usually joins its field errors already: list only what it leaves out.
     for (const field of error.details.errors ?? []) {
       const line = field.path ? `${field.path}: ${field.message}` : field.message;
-      if (!error.message.includes(line)) deps.io.err(`  ${line}`);
+      if (!error.message.includes(line)) deps.io.err(`  ${printable(line)}`);
     }
     return EXIT_CODE[error.code];
   }

@@ -2,6 +2,7 @@
 // the API's JSON with --json. Results go to stdout, messages for people to stderr.
 import type { AppError } from '../../common/errors.js';
 import type { Deps, Settings } from '../deps.js';
+import { printable } from './printable.js';
 
 export type Cell = string | number | boolean | null | undefined;
 
@@ -39,7 +40,7 @@ export function useColor(env: NodeJS.ProcessEnv, settings: Pick<Settings, 'color
 
 function cellText(value: Cell): string {
   if (value === null || value === undefined) return '';
-  return String(value);
+  return printable(String(value));
 }
 
 /** Tab-separated, one row per line; tabs and newlines inside a value become spaces. */
@@ -73,10 +74,10 @@ const TONES: Record<Tone, (chalk: InstanceType<typeof import('chalk').Chalk>) =>
 
 /** Lines as text, each coloured by its tone when `color` holds. */
 export async function renderLines(lines: Line[], color: boolean): Promise<string[]> {
-  if (!color || lines.every((line) => typeof line === 'string')) return lines.map((line) => (typeof line === 'string' ? line : line.text));
+  if (!color || lines.every((line) => typeof line === 'string')) return lines.map((line) => printable(typeof line === 'string' ? line : line.text));
   const { Chalk } = await import('chalk');
   const chalk = new Chalk({ level: 1 });
-  return lines.map((line) => (typeof line === 'string' ? line : TONES[line.tone](chalk)(line.text)));
+  return lines.map((line) => (typeof line === 'string' ? printable(line) : TONES[line.tone](chalk)(printable(line.text))));
 }
 
 export async function printReport(report: Report, deps: Pick<Deps, 'io' | 'env' | 'settings'>): Promise<void> {
@@ -86,13 +87,13 @@ export async function printReport(report: Report, deps: Pick<Deps, 'io' | 'env' 
   } else {
     if (report.table && report.table.rows.length > 0) {
       if (io.stdoutIsTTY) io.out(await renderTable(report.table, useColor(deps.env, settings, true)));
-      else for (const line of report.plain ?? tsv(report.table.rows)) io.out(line);
+      else for (const line of report.plain ?? tsv(report.table.rows)) io.out(printable(line));
     } else if (report.plain && !io.stdoutIsTTY) {
-      for (const line of report.plain) io.out(line);
+      for (const line of report.plain) io.out(printable(line));
     }
     const color = io.stdoutIsTTY && useColor(deps.env, settings, true);
     for (const line of await renderLines(report.lines ?? [], color)) io.out(line);
   }
-  if (!settings.quiet) for (const note of report.notes ?? []) io.err(note);
-  for (const warning of report.warnings ?? []) io.err(warning);
+  if (!settings.quiet) for (const note of report.notes ?? []) io.err(printable(note));
+  for (const warning of report.warnings ?? []) io.err(printable(warning));
 }

@@ -29,6 +29,21 @@ describe('output', () => {
     }
   });
 
+  it('shows control characters from the server as U+FFFD everywhere but in --json', async () => {
+    const hostile = { head: ['BRANCH', 'DESCRIPTION'], rows: [['ma\u001b[2Jin', 'x\u001b]0;pwned\u0007y\u009b31m']] };
+    const line = { text: 'v\u001b[31m1', tone: 'strong' as const };
+    for (const deps of [fakeDeps({ tty: true, settings: { color: false } }), fakeDeps({ tty: true }), fakeDeps()]) {
+      await printReport({ json: hostile.rows, table: hostile, lines: [line, 'a\rb'], notes: ['n\u001bo'], warnings: ['w\u0000'] }, deps);
+      const shown = `${deps.io.stdoutText()}${deps.io.stderrText()}`.replaceAll(/\u001b\[(1|22|31|39|36|1;36)?m/g, '');
+      expect(shown).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
+      expect(shown).toContain('ma\ufffd[2Jin');
+      expect(shown).toContain('x\ufffd]0;pwned\ufffdy\ufffd31m');
+    }
+    const json = fakeDeps({ settings: { json: true } });
+    await printReport({ json: hostile.rows, table: hostile }, json);
+    expect(JSON.parse(json.io.stdoutText())).toEqual(hostile.rows);
+  });
+
   it('--json prints the JSON only, --quiet silences notes', async () => {
     const deps = fakeDeps({ settings: { json: true, quiet: true } });
     await printReport({ json: { a: 1 }, table, lines: ['x'], notes: ['note'] }, deps);

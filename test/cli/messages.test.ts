@@ -291,3 +291,17 @@ describe('Retry-After', () => {
     }
   });
 });
+
+describe('a server message with control characters', () => {
+  it('is shown with them as U+FFFD, so it cannot drive the terminal', async () => {
+    const body = JSON.stringify({ _status: false, _message: { category: 'ERROR', code: 'validation', message: 'bad\u001b[2J\u001b]0;title\u0007 value' } });
+    const other = await notARegistry('application/json', body, 400);
+    try {
+      const result = await run(['--url', other.url, ...latest], { home: await freshHome() });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toBe('error: bad\ufffd[2J\ufffd]0;title\ufffd value\n');
+    } finally {
+      await other.close();
+    }
+  });
+});
