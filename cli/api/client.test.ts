@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { memoryConfig } from '../config/store.js';
 import { DEFAULT_SETTINGS, type Settings } from '../deps.js';
-import { createApi } from './client.js';
+import { createApi, timeoutFrom } from './client.js';
 
 /** `raw` is sent as it is, for answers that are not JSON. */
 type Handler = (req: http.IncomingMessage, body: string) => { status: number; body?: unknown; raw?: string; headers?: Record<string, string> };
@@ -166,5 +166,20 @@ describe('API client', () => {
       code: 'unreachable',
       message: `${server.url} did not answer with JSON (text/html): is it a repoadmin server? Check --url or REPOADMIN_URL`,
     });
+  });
+});
+
+describe('REPOADMIN_TIMEOUT', () => {
+  it('is seconds, a fraction allowed; unset or empty is 30 s; anything else is a usage error naming it', () => {
+    expect(timeoutFrom({})).toBe(30_000);
+    expect(timeoutFrom({ REPOADMIN_TIMEOUT: '' })).toBe(30_000);
+    expect(timeoutFrom({ REPOADMIN_TIMEOUT: '90' })).toBe(90_000);
+    expect(timeoutFrom({ REPOADMIN_TIMEOUT: '0.5' })).toBe(500);
+    expect(timeoutFrom({ REPOADMIN_TIMEOUT: '2147483' })).toBe(2_147_483_000);
+    for (const given of ['abc', '0', '-5', '1e3', '3000000']) {
+      expect(() => timeoutFrom({ REPOADMIN_TIMEOUT: given })).toThrow(
+        expect.objectContaining({ code: 'usage', message: `REPOADMIN_TIMEOUT must be a number of seconds from 0.001 to 2147483, not "${given}"` }),
+      );
+    }
   });
 });

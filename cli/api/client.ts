@@ -1,5 +1,6 @@
 // The typed registry API (docs/api.md) at the server this run talks to, with the credentials of
 // docs/cli.md.
+import { AppError } from '../../common/errors.js';
 import type { TokenRequest, TokenResponse } from '../../common/schemas/auth.js';
 import type { PublishResult, SearchRequest, SearchResult, SortField, VersionRecordBody } from '../../common/schemas/repositories.js';
 import type { ProjectTokenCreated, ProjectTokenList } from '../../common/schemas/tokens.js';
@@ -51,14 +52,26 @@ export interface ApiContext {
   retryDelayMs?: number;
 }
 
+/** The longest timeout a timer can wait (2^31 - 1 ms, about 24.8 days). */
+const MAX_TIMEOUT_MS = 2_147_483_647;
+
+/** REPOADMIN_TIMEOUT in milliseconds: seconds, a fraction allowed; unset or empty is the default. */
+export function timeoutFrom(env: NodeJS.ProcessEnv): number {
+  const given = env.REPOADMIN_TIMEOUT?.trim();
+  if (!given) return DEFAULT_TIMEOUT_MS;
+  const ms = /^\d+(\.\d+)?$/.test(given) ? Math.round(Number(given) * 1000) : Number.NaN;
+  if (!(ms >= 1 && ms <= MAX_TIMEOUT_MS)) {
+    throw new AppError('usage', `REPOADMIN_TIMEOUT must be a number of seconds from 0.001 to ${Math.floor(MAX_TIMEOUT_MS / 1000)}, not "${given}"`);
+  }
+  return ms;
+}
+
 export function createApi(context: ApiContext): Api {
-  const timeoutSeconds = Number(context.env.REPOADMIN_TIMEOUT);
-  const timeoutMs = timeoutSeconds > 0 ? timeoutSeconds * 1000 : DEFAULT_TIMEOUT_MS;
   const clients = new Map<string, Http>();
   const http = (baseUrl: string): Http => {
     let client = clients.get(baseUrl);
     if (!client) {
-      client = createHttp({ baseUrl, timeoutMs, log: context.log, retryDelayMs: context.retryDelayMs });
+      client = createHttp({ baseUrl, timeoutMs: timeoutFrom(context.env), log: context.log, retryDelayMs: context.retryDelayMs });
       clients.set(baseUrl, client);
     }
     return client;

@@ -148,7 +148,7 @@ export const SORT_FIELDS = [
   'latestVersion',
 ] as const;
 export type SortField = (typeof SORT_FIELDS)[number];
-const SORT_ALIASES: Record<string, SortField> = {
+export const SORT_ALIASES: Record<string, SortField> = {
   'artifact.groupId': 'groupId',
   'artifact.artifactId': 'artifactId',
   'artifact.version': 'version',

@@ -214,8 +214,9 @@ describe('messages name the flags typed', () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toBe('error: --artifact: at most 512 characters\n');
     const sort = await run(['--url', server.url, 'search', '--sort', 'colour'], { home: await freshHome() });
-    expect(sort.code).toBe(1);
-    expect(sort.stderr).toMatch(/^error: --sort: must be one of projectName, .*repositoryUrl, latestVersion\n$/);
+    // A bad flag value the command line can judge itself: a usage error (exit 2), before any request.
+    expect(sort.code).toBe(2);
+    expect(sort.stderr).toMatch(/^error: --sort: the field must be one of projectName, .*repositoryUrl, latestVersion, not "colour"\n$/);
   });
 });
 

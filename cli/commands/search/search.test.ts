@@ -28,6 +28,10 @@ describe('parseSearchFlags', () => {
     expect(() => parseSearchFlags({ page: '0' })).toThrow(/--page/);
     expect(() => parseSearchFlags({ size: 'ten' })).toThrow(/--size/);
     expect(() => parseSearchFlags({ sort: 'version:up' })).toThrow(/--sort/);
+    // Usage errors (exit 2) here, not the server's validation error (exit 1).
+    expect(() => parseSearchFlags({ size: '500' })).toThrow(expect.objectContaining({ code: 'usage', message: '--size must be a whole number from 1 to 100, not "500"' }));
+    expect(() => parseSearchFlags({ sort: 'bogus:desc' })).toThrow(expect.objectContaining({ code: 'usage', message: expect.stringMatching(/^--sort: the field must be one of projectName, .*, not "bogus"$/) }));
+    expect(parseSearchFlags({ sort: 'artifact.version:desc' }).paging).toMatchObject({ sortField: 'artifact.version', sortDirection: 'DESC' });
     expect(() => parseSearchFlags({ all: true, page: '2' })).toThrow(/--all or --page/);
   });
 });
@@ -62,6 +66,12 @@ describe('runSearch', () => {
     const report = await runSearch(parseSearchFlags({ group: 'g', all: true }), fakeDeps({ api }));
     expect(api.calls.map((c) => (c.args[1] as { page: number; size: number })).map((p) => [p.page, p.size])).toEqual([[1, 100], [2, 100]]);
     expect(report.json).toMatchObject({ versionInformation: [{ version: '1' }, { version: '2' }], page: { totalElements: 2, totalPages: 1, numberOfElements: 2 } });
+  });
+
+  it('says when a page is past the last one rather than that nothing matches', async () => {
+    const api = fakeApi({ search: async () => page([], 99, 3, 250) });
+    const report = await runSearch(parseSearchFlags({ group: 'com.bulk', page: '99' }), fakeDeps({ api }));
+    expect(report.notes).toEqual(['Page 99 is past the last page (3) of the 250 records that match groupId com.bulk.']);
   });
 
   it('tells on stderr when there are more pages', async () => {

@@ -1,7 +1,7 @@
 // `repoadmin search`: finds version records; `--latest --field version` is made for scripts.
 import { Command } from 'commander';
 import { AppError } from '../../../common/errors.js';
-import { SORT_FIELDS, SearchRequest, type SearchResult, type VersionInformation } from '../../../common/schemas/repositories.js';
+import { PAGE_SIZE_MAX, SORT_ALIASES, SORT_FIELDS, SearchRequest, type SearchResult, type VersionInformation } from '../../../common/schemas/repositories.js';
 import type { SearchPaging } from '../../api/client.js';
 import type { Deps } from '../../deps.js';
 import type { Report } from '../../output/index.js';
@@ -28,7 +28,7 @@ const FLAGS = {
 };
 
 /** The server's largest page: what `--all` asks for. */
-const ALL_PAGE_SIZE = 100;
+const ALL_PAGE_SIZE = PAGE_SIZE_MAX;
 
 export interface SearchOptions {
   filters: SearchRequest;
@@ -65,6 +65,9 @@ export function parseSearchFlags(flags: SearchFlags): SearchOptions {
     if (!field || extra !== undefined || (direction !== undefined && !/^(asc|desc)$/i.test(direction))) {
       throw new AppError('usage', `--sort takes field[:asc|desc], e.g. version:desc, not "${flags.sort}"`);
     }
+    if (!(SORT_FIELDS as readonly string[]).includes(field!) && !Object.hasOwn(SORT_ALIASES, field!)) {
+      throw new AppError('usage', `--sort: the field must be one of ${SORT_FIELDS.join(', ')}, not "${field}"`);
+    }
     sortField = field;
     sortDirection = direction ? (direction.toUpperCase() as 'ASC' | 'DESC') : undefined;
   }
@@ -79,7 +82,7 @@ export function parseSearchFlags(flags: SearchFlags): SearchOptions {
       latestVersion: flags.latest ? true : undefined,
     },
     latest: Boolean(flags.latest),
-    paging: { page: wholeNumber(flags.page, '--page'), size: wholeNumber(flags.size, '--size'), sortField, sortDirection },
+    paging: { page: wholeNumber(flags.page, '--page'), size: wholeNumber(flags.size, '--size', 1, PAGE_SIZE_MAX), sortField, sortDirection },
     all: Boolean(flags.all),
     field: flags.field as Field | undefined,
   };
@@ -160,7 +163,9 @@ export async function runSearch(opts: SearchOptions, deps: Pick<Deps, 'io' | 'ap
     throw new AppError('failed', `--latest matched ${matched} records (${named.join('; ')}): add --branch or --project to pick one`);
   }
   const notes: string[] = [];
-  if (records.length === 0) notes.push(`No versions match ${describe(opts.filters)}.`);
+  if (records.length === 0 && answer.page.totalElements > 0) {
+    notes.push(`Page ${answer.page.currentPage} is past the last page (${answer.page.totalPages}) of the ${answer.page.totalElements} records that match ${describe(opts.filters)}.`);
+  } else if (records.length === 0) notes.push(`No versions match ${describe(opts.filters)}.`);
   const { currentPage, totalPages, totalElements } = answer.page;
   if (!opts.all && currentPage < totalPages) {
     notes.push(`Page ${currentPage} of ${totalPages} (${totalElements} records): --page ${currentPage + 1} for the next, --all for every page.`);

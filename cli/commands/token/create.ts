@@ -2,10 +2,10 @@
 import { Command } from 'commander';
 import { AppError } from '../../../common/errors.js';
 import { parseCreationDate } from '../../../common/dates.js';
-import { TOKEN_SCOPES, type TokenScope } from '../../../common/schemas/tokens.js';
+import { ProjectTokenCreateRequest, TOKEN_SCOPES, type TokenScope } from '../../../common/schemas/tokens.js';
 import type { Deps } from '../../deps.js';
 import type { Report } from '../../output/index.js';
-import { action, example, wholeNumber } from '../support.js';
+import { action, checkRequest, example, wholeNumber, withFlagNames } from '../support.js';
 import { tokenOwner } from './owner.js';
 
 export interface TokenCreateOptions {
@@ -66,6 +66,9 @@ export function tokenCreateCommand(deps: Deps, run = runTokenCreate): Command {
     );
 }
 
+/** The request's fields by the flags that set them. */
+const FLAGS = { name: '--name', scope: '--scope', expiresAt: '--expires', userId: '--user' };
+
 /** The expiry to send: null for none. */
 export function expiryOf(opts: Pick<TokenCreateOptions, 'expires' | 'expiresInDays'>, now: Date): string | null {
   if (opts.expiresInDays !== undefined) return new Date(now.getTime() + opts.expiresInDays * DAY_MS).toISOString();
@@ -80,8 +83,14 @@ export function expiryOf(opts: Pick<TokenCreateOptions, 'expires' | 'expiresInDa
 
 export async function runTokenCreate(opts: TokenCreateOptions, deps: Pick<Deps, 'api' | 'now'>): Promise<Report> {
   const expiresAt = expiryOf(opts, deps.now());
+  checkRequest(ProjectTokenCreateRequest, { name: opts.name, scope: opts.scope }, FLAGS);
   const owner = await tokenOwner(deps, opts.user);
-  const made = await deps.api.createToken({ name: opts.name, scope: opts.scope, expiresAt, userId: owner.userId });
+  let made;
+  try {
+    made = await deps.api.createToken({ name: opts.name, scope: opts.scope, expiresAt, userId: owner.userId });
+  } catch (error) {
+    throw withFlagNames(error, FLAGS);
+  }
   const project = made.projectName ? `, project ${made.projectName}` : '';
   return {
     json: made,

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { AppError } from '../../../common/errors.js';
 import type { ProjectToken, ProjectTokenCreated } from '../../../common/schemas/tokens.js';
 import { fakeApi, fakeDeps, scriptedPrompter, SERVER } from '../../../test/cli/fakes.js';
 import { printReport } from '../../output/index.js';
@@ -46,6 +47,24 @@ describe('runTokenCreate', () => {
     await runTokenCreate({ name: 'ci', scope: 'read', user: 'shop-ci', expiresInDays: 30 }, fakeDeps({ api }));
     expect(api.calls.map((c) => c.name)).toEqual(['me', 'createToken']);
     expect(api.calls[1]?.args[0]).toMatchObject({ scope: 'read', expiresAt: '2026-12-21T10:00:00.000Z', userId: SHOP.userId });
+  });
+
+  it('names the flags in what is wrong: a name checked before it is sent, an expiry the server refuses', async () => {
+    const api = fakeApi({
+      me: async () => ({ ...SHOP, mustChangePassword: false }),
+      createToken: async () => {
+        throw new AppError('validation', 'expiresAt: must be in the future', { errors: [{ path: 'expiresAt', message: 'must be in the future' }] });
+      },
+    });
+    await expect(runTokenCreate({ name: 'n'.repeat(300), scope: 'read' }, fakeDeps({ api }))).rejects.toMatchObject({
+      code: 'validation',
+      message: '--name: at most 100 characters',
+    });
+    expect(api.calls).toEqual([]);
+    await expect(runTokenCreate({ name: 'past', scope: 'read', expires: '2020-01-01' }, fakeDeps({ api }))).rejects.toMatchObject({
+      code: 'validation',
+      message: '--expires: must be in the future',
+    });
   });
 
   it('reads --expires as a date (midnight UTC) or a date-time with an offset, and refuses anything else', () => {
