@@ -70,6 +70,17 @@ describe('API client', () => {
     expect(calls).toBe(4);
   });
 
+  it('https to a server that speaks http: unreachable at once (no retries), saying so', async () => {
+    const server = await serve(() => ({ status: 200, body: emptyPage }));
+    const log: string[] = [];
+    const https = server.url.replace(/^http:/, 'https:');
+    await expect(api(https, { log }).search({ groupId: 'g' })).rejects.toMatchObject({
+      code: 'unreachable',
+      message: expect.stringMatching(/^cannot reach https:\/\/127\.0\.0\.1:\d+ \((EPROTO|ERR_SSL_WRONG_VERSION_NUMBER)\): no TLS on the other side: does the server speak http rather than https\?$/),
+    });
+    expect(log.filter((line) => line.startsWith('retrying'))).toEqual([]);
+  });
+
   it('a refused connection is unreachable, with what to do', async () => {
     const server = await serve(() => ({ status: 200 }));
     await new Promise((resolve) => servers.pop()!.close(resolve));

@@ -79,7 +79,7 @@ export function createHttp(options: HttpOptions): Http {
           afterStatusCodes: [429, 503],
           maxRetryAfter: MAX_RETRY_AFTER_MS,
           delay: (attempt) => baseDelay * 2 ** (attempt - 1),
-          shouldRetry: ({ error }) => (tooLongToWait(error) ? false : undefined),
+          shouldRetry: ({ error }) => (tooLongToWait(error) || tlsProblem(networkCode(error)) !== undefined ? false : undefined),
         }
       : 0;
     const searchParams = Object.fromEntries(
@@ -163,6 +163,18 @@ const NETWORK_REASONS: Record<string, string> = {
   UND_ERR_SOCKET: 'connection closed',
 };
 
+/** What a TLS failure means and what to do, or undefined for other codes. A retry changes none of them. */
+function tlsProblem(code: string | undefined): string | undefined {
+  if (code === undefined) return undefined;
+  if (code === 'EPROTO' || code === 'ERR_SSL_WRONG_VERSION_NUMBER') return 'no TLS on the other side: does the server speak http rather than https?';
+  if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') return "the server's certificate is for another host name: check --url or REPOADMIN_URL";
+  if (code === 'CERT_HAS_EXPIRED') return "the server's certificate has expired";
+  if (/^(DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT(_LOCALLY)?)$/.test(code)) {
+    return "the server's certificate is not signed by an authority this machine trusts: add yours with NODE_EXTRA_CA_CERTS=/path/to/ca.pem";
+  }
+  return undefined;
+}
+
 function wrongServer(answer: string, baseUrl: string): AppError {
   return new AppError('unreachable', `${baseUrl} answered ${answer}: is this a repoadmin server? Check --url or REPOADMIN_URL (the server's address, e.g. http://localhost:9090)`);
 }
@@ -181,6 +193,8 @@ export async function toAppError(error: unknown, baseUrl: string, timeoutMs: num
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
     return new AppError('unreachable', `cannot reach ${baseUrl} (${NETWORK_REASONS[code]}). Check --url or REPOADMIN_URL`);
   }
+  const tls = tlsProblem(code);
+  if (tls) return new AppError('unreachable', `cannot reach ${baseUrl} (${code}): ${tls}`, { cause: error });
   if (code) return new AppError('unreachable', `cannot reach ${baseUrl} (${NETWORK_REASONS[code] ?? code})`, { cause: error });
   const message = error instanceof Error ? error.message : String(error);
   return new AppError('unreachable', `cannot reach ${baseUrl} (${message})`, { cause: error });
