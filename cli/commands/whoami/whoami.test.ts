@@ -13,6 +13,13 @@ describe('runWhoami and runToken', () => {
     expect(report.table?.rows).toContainEqual(['project', 'shop']);
   });
 
+  it('whoami with a project token points to where its expiry is shown', async () => {
+    const api = fakeApi({ me: async () => me, credentials: async () => credentials({ token: `rpa_${'A'.repeat(43)}`, expiresAt: undefined }), serverUrl: async () => SERVER });
+    const report = await runWhoami({}, fakeDeps({ api }));
+    expect(report.table?.rows).toContainEqual(['token expires', '(a project token: repoadmin token list shows its expiry)']);
+    expect(report.json).toMatchObject({ expiresAt: null });
+  });
+
   it('token prints the token alone, and {token, expiresAt} as JSON', async () => {
     const api = fakeApi({ credentials: async () => credentials({ token: 'abc.def.ghi' }) });
     const report = await runToken({}, fakeDeps({ api }));

@@ -1,5 +1,6 @@
 // `repoadmin whoami`: who the token belongs to, on which server, until when.
 import { Command } from 'commander';
+import { TOKEN_PREFIX } from '../../../common/schemas/tokens.js';
 import type { Deps } from '../../deps.js';
 import type { Report } from '../../output/index.js';
 import { action, example } from '../support.js';
@@ -30,7 +31,7 @@ export async function runWhoami(_opts: WhoamiOptions, deps: Pick<Deps, 'api'>): 
         ['role', me.role],
         ['project', me.projectName ?? '(none)'],
         ['server', url],
-        ['token expires', expiresAt ?? '(unknown)'],
+        ['token expires', expiresAt ?? (creds.token.startsWith(TOKEN_PREFIX) ? '(a project token: repoadmin token list shows its expiry)' : '(unknown)')],
       ],
     },
   };
