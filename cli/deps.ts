@@ -44,6 +44,11 @@ export function canPrompt(deps: Pick<Deps, 'io' | 'env'>): boolean {
   return deps.io.stdinIsTTY && deps.io.stdoutIsTTY && !deps.env.CI;
 }
 
+/** Why canPrompt said no, for the message: "no terminal to ask on", or CI on a terminal. */
+export function noPromptReason(deps: Pick<Deps, 'io' | 'env'>): string {
+  return deps.io.stdinIsTTY && deps.io.stdoutIsTTY ? 'CI is set, so nothing is asked' : 'no terminal to ask on';
+}
+
 function processIo(): Io {
   return {
     out: (text) => void process.stdout.write(text.endsWith('\n') ? text : `${text}\n`),

@@ -3,7 +3,7 @@
 import type { Command } from 'commander';
 import type * as z from 'zod';
 import { AppError, type FieldError } from '../../common/errors.js';
-import { canPrompt, type Deps } from '../deps.js';
+import { canPrompt, noPromptReason, type Deps } from '../deps.js';
 import { printReport, type Report } from '../output/index.js';
 
 /** Adds `child` under `parent` with the parent's output and error handling. */
@@ -54,7 +54,7 @@ interface Ask {
 /** The given value, else a prompt on a terminal, else a usage error naming what supplies it. */
 export async function valueOrAsk(deps: Pick<Deps, 'io' | 'env' | 'prompter'>, ask: Ask): Promise<string> {
   if (ask.value) return ask.value;
-  if (!canPrompt(deps)) throw new AppError('usage', `missing ${ask.supply} (no terminal to ask on)`);
+  if (!canPrompt(deps)) throw new AppError('usage', `missing ${ask.supply} (${noPromptReason(deps)})`);
   const answer = (await deps.prompter.input(ask.question, { default: ask.default })).trim();
   if (!answer) throw new AppError('usage', `missing ${ask.supply}`);
   return answer;
@@ -74,7 +74,7 @@ export async function newPassword(deps: Pick<Deps, 'io' | 'env' | 'prompter'>, f
 /** Destructive commands ask on a terminal and need --yes elsewhere (docs/cli.md). */
 export async function confirmed(deps: Pick<Deps, 'io' | 'env' | 'prompter'>, yes: boolean, question: string): Promise<boolean> {
   if (yes) return true;
-  if (!canPrompt(deps)) throw new AppError('usage', 'this cannot be undone: pass --yes to confirm (no terminal to ask on)');
+  if (!canPrompt(deps)) throw new AppError('usage', `this cannot be undone: pass --yes to confirm (${noPromptReason(deps)})`);
   return deps.prompter.confirm(question, { default: false });
 }
 

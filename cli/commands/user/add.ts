@@ -2,7 +2,7 @@
 import { Command } from 'commander';
 import { AppError } from '../../../common/errors.js';
 import type { Role } from '../../../common/schemas/users.js';
-import { canPrompt, type Deps } from '../../deps.js';
+import { canPrompt, noPromptReason, type Deps } from '../../deps.js';
 import type { Report } from '../../output/index.js';
 import { action, example, newPassword, valueOrAsk } from '../support.js';
 
@@ -49,7 +49,7 @@ export async function runUserAdd(opts: UserAddOptions, deps: Pick<Deps, 'io' | '
   const projectName = await valueOrAsk(deps, { value: opts.project, question: 'Project:', supply: '--project' });
   let role = opts.role;
   if (!role) {
-    if (!canPrompt(deps)) throw new AppError('usage', 'missing --role (admin or user) (no terminal to ask on)');
+    if (!canPrompt(deps)) throw new AppError('usage', `missing --role (admin or user) (${noPromptReason(deps)})`);
     role = parseRole(await deps.prompter.input('Role (admin or user):', { default: 'user' }));
   }
   const password = await newPassword(deps, opts.passwordStdin, opts.username);
