@@ -3,7 +3,7 @@ import { fakeDeps } from '../../test/cli/fakes.js';
 import { confirmed, valueOrAsk } from './support.js';
 
 describe('what is asked, and why not', () => {
-  const ask = { question: 'Project?', supply: '--project' };
+  const ask = { value: undefined, question: 'Project?', supply: '--project' };
 
   it('off a terminal: a usage error naming what supplies the value', async () => {
     await expect(valueOrAsk(fakeDeps(), ask)).rejects.toMatchObject({ code: 'usage', message: 'missing --project (no terminal to ask on)' });

@@ -11,6 +11,8 @@ export interface JenkinsConnection {
   user: string | undefined;
   token: string | undefined;
   timeoutMs?: number;
+  /** The first pause before a read is tried again after a 502, 503 or 504 (300 ms). */
+  retryDelayMs?: number;
 }
 
 export interface LiveItem {
@@ -38,6 +40,10 @@ export interface JenkinsClient {
   updateView(name: string, xml: string): Promise<void>;
   deleteView(name: string): Promise<void>;
 }
+
+/** Statuses a proxy or a restarting Jenkins answers for a while: reads try again. */
+const GATEWAY_STATUSES = new Set([502, 503, 504]);
+const READ_RETRIES = 2;
 
 /** How deep the item listing recurses into folders. */
 const FOLDER_DEPTH = 8;
@@ -72,21 +78,35 @@ export function createJenkinsClient(connection: JenkinsConnection): JenkinsClien
     throwHttpErrors: false,
     redirect: 'manual',
     headers: auth,
-    // Reads are retried on connection errors and 502/503/504 (docs/jobs.md, "Talking to Jenkins"); writes are not.
-    retry: { limit: 2, methods: ['get'], statusCodes: [502, 503, 504] },
+    // Reads are retried on connection errors and 502/503/504 (docs/jobs.md, "Talking to Jenkins");
+    // writes are not. ky retries a status only when it throws for it, which it does not here
+    // (throwHttpErrors: false), so `send` retries those statuses itself.
+    retry: { limit: 2, methods: ['get'] },
   });
   let crumb: Promise<Crumb> | undefined;
 
-  async function send(method: 'get' | 'post', path: string, what: string, init: { body?: string; headers?: Record<string, string> } = {}): Promise<Response> {
+  async function send(
+    method: 'get' | 'post',
+    path: string,
+    what: string,
+    init: { body?: string; headers?: Record<string, string>; redirectIsDone?: boolean } = {},
+  ): Promise<Response> {
     const headers: Record<string, string> = { ...init.headers };
     if (method === 'post') Object.assign(headers, (await (crumb ??= fetchCrumb())).header);
     let response: Response;
-    try {
-      response = await http(path.replace(/^\//, ''), { method, body: init.body, headers });
-    } catch (error) {
-      throw unreachable(base, error);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        response = await http(path.replace(/^\//, ''), { method, body: init.body, headers });
+      } catch (error) {
+        throw unreachable(base, error);
+      }
+      if (method !== 'get' || !GATEWAY_STATUSES.has(response.status) || attempt > READ_RETRIES) break;
+      await response.body?.cancel();
+      await new Promise((resolve) => setTimeout(resolve, (connection.retryDelayMs ?? 300) * 2 ** (attempt - 1)));
     }
-    if (method === 'get' && isRedirect(response)) throw redirected(base, path, response);
+    // A write that Jenkins did is answered 200, or a redirect for doDelete (to the parent's page);
+    // any other redirect comes from in front of Jenkins (a sign-in page), and nothing was done.
+    if (isRedirect(response) && !(method === 'post' && init.redirectIsDone)) throw redirected(base, path, response);
     if (response.status >= 400) throw await failure(response, what, connection);
     return response;
   }
@@ -137,7 +157,7 @@ export function createJenkinsClient(connection: JenkinsConnection): JenkinsClien
       await send('post', `${itemPath(fullName)}/config.xml`, `update job ${fullName}`, xml(config));
     },
     async deleteJob(fullName) {
-      await send('post', `${itemPath(fullName)}/doDelete`, `delete job ${fullName}`);
+      await send('post', `${itemPath(fullName)}/doDelete`, `delete job ${fullName}`, { redirectIsDone: true });
     },
     async getViewConfig(name) {
       return (await send('get', `${viewPath(name)}/config.xml`, `read view ${name}`)).text();
@@ -149,7 +169,7 @@ export function createJenkinsClient(connection: JenkinsConnection): JenkinsClien
       await send('post', `${viewPath(name)}/config.xml`, `update view ${name}`, xml(config));
     },
     async deleteView(name) {
-      await send('post', `${viewPath(name)}/doDelete`, `delete view ${name}`);
+      await send('post', `${viewPath(name)}/doDelete`, `delete view ${name}`, { redirectIsDone: true });
     },
   };
 }
@@ -172,13 +192,20 @@ function isRedirect(response: Response): boolean {
 
 /**
  * A Jenkins address that redirects (http to https, a missing context path such as /jenkins):
- * following it would turn POSTs into GETs, so the message names the address to use instead.
+ * following it would turn POSTs into GETs, so the message names the address to use instead. A
+ * redirect elsewhere (a sign-in page of a proxy) names no Jenkins address: it says so.
  */
 function redirected(base: string, path: string, response: Response): AppError {
   const target = new URL(response.headers.get('location')!, `${base}/`);
   const wanted = path.split('?')[0]!;
-  const pathname = target.pathname.endsWith(wanted) ? target.pathname.slice(0, -wanted.length) : target.pathname.replace(/\/[^/]*$/, '');
-  const address = withoutUserInfo(`${target.origin}${pathname}`.replace(/\/+$/, ''));
+  if (!target.pathname.endsWith(wanted)) {
+    const shown = withoutUserInfo(`${target.origin}${target.pathname}`);
+    return new AppError(
+      'unauthorized',
+      `Jenkins at ${withoutUserInfo(base)} sends ${wanted} (HTTP ${response.status}) to ${shown}, a sign-in page or a proxy's: nothing was done. Check JENKINS_USER and JENKINS_API_TOKEN, or what stands in front of Jenkins`,
+    );
+  }
+  const address = withoutUserInfo(`${target.origin}${target.pathname.slice(0, -wanted.length)}`.replace(/\/+$/, ''));
   return new AppError(
     'unreachable',
     `Jenkins at ${withoutUserInfo(base)} redirects (HTTP ${response.status}) to ${address}: pass --jenkins-url ${address} or set JENKINS_URL to it`,

@@ -61,6 +61,9 @@ interface Failure {
   method: string;
   path: RegExp;
   status: number;
+  headers?: Record<string, string>;
+  /** How many more requests it answers; undefined: all. */
+  times?: number;
 }
 
 // XStream aliases: workflow-job registers `flow-definition` for WorkflowJob
@@ -127,8 +130,8 @@ export class JenkinsSimulator {
   }
 
   /** Makes requests matching `path` answer `status`, to test failures of single items. */
-  failOn(method: string, path: RegExp, status: number): void {
-    this.failures.push({ method, path, status });
+  failOn(method: string, path: RegExp, status: number, options: { headers?: Record<string, string>; times?: number } = {}): void {
+    this.failures.push({ method, path, status, headers: options.headers, times: options.times });
   }
 
   /** An item as stored, by full name (`a/b`). */
@@ -282,8 +285,11 @@ export class JenkinsSimulator {
       return { status: 403, body: 'No valid crumb was included in the request' };
     }
 
-    const injected = this.failures.find((f) => f.method === method && f.path.test(url.pathname + url.search));
-    if (injected) return { status: injected.status, body: `Injected failure ${injected.status}` };
+    const injected = this.failures.find((f) => f.method === method && f.path.test(url.pathname + url.search) && f.times !== 0);
+    if (injected) {
+      if (injected.times !== undefined) injected.times--;
+      return { status: injected.status, body: `Injected failure ${injected.status}`, headers: injected.headers };
+    }
 
     if (url.pathname === '/api/json' && method === 'GET') return this.apiJson(url.searchParams.get('tree'));
     // View.create -> View.createViewFromXML reads the request's bytes, as createItem does.

@@ -290,6 +290,23 @@ describe('jobs apply and diff against Jenkins', () => {
     expect(jenkins.fullNames().sort()).toEqual(['build', 'team']);
   });
 
+  it('takes a write redirected to a sign-in page for what it is: nothing done, a failure, no address to switch to', async () => {
+    jenkins.failOn('POST', /^\/createItem\?name=build$/, 302, { headers: { location: 'https://sso.example.com/oauth2/start?rd=%2FcreateItem' } });
+    const apply = await run('apply', await file(), '--concurrency', '1');
+    expect(apply.code).not.toBe(0);
+    expect(apply.stdout).toMatch(/failed job build: Jenkins at .* sends \/createItem \(HTTP 302\) to https:\/\/sso\.example\.com\/oauth2\/start, a sign-in page or a proxy's: nothing was done/);
+    expect(apply.stdout).not.toContain('--jenkins-url https://sso');
+    expect(jenkins.item('build')).toBeUndefined();
+  });
+
+  it('tries a read again after a 503, as a restarting Jenkins or its proxy answers', async () => {
+    jenkins.failOn('GET', /^\/api\/json/, 503, { times: 1 });
+    const plan = await run('diff', await file());
+    expect(plan.stderr).not.toContain('503');
+    expect(plan.code).toBe(6);
+    expect(jenkins.log.filter((r) => r.method === 'GET' && r.path.startsWith('/api/json')).map((r) => r.status)).toContain(503);
+  });
+
   it('goes on when one job fails, lists the failure, and exits 1', async () => {
     jenkins.failOn('POST', /^\/createItem\?name=build$/, 500);
     const apply = await run('apply', await file(), '--concurrency', '2');
