@@ -73,15 +73,15 @@ describe('normalizeXml', () => {
     const token = '3f2504e0-4f89-41d3-9a0c-0305e82c3301';
     const job = (description: string, authToken: string) =>
       `<flow-definition><description>${description.replace(/</g, '&lt;').replace(/>/g, '&gt;')}</description><authToken>${authToken}</authToken></flow-definition>`;
-    const desired = job(withMarker('', 's', token), token);
+    const desired = job(withMarker('', 's', 'job', token), token);
     const encrypted = '{AQAAABAAAAAwHO3am/wCUoTLrZekB0P5/b7z+Q==}';
-    expect(sameConfig(withKnownToken(job(withMarker('', 's', token), encrypted), desired), desired)).toBe(true);
-    const other = job(withMarker('', 's', 'another-token'), encrypted);
+    expect(sameConfig(withKnownToken(job(withMarker('', 's', 'job', token), encrypted), desired), desired)).toBe(true);
+    const other = job(withMarker('', 's', 'job', 'another-token'), encrypted);
     expect(withKnownToken(other, desired)).toBe(other);
-    const unrecorded = job(withMarker('', 's'), encrypted);
+    const unrecorded = job(withMarker('', 's', 'job'), encrypted);
     expect(withKnownToken(unrecorded, desired)).toBe(unrecorded);
     // A token Jenkins gives back in clear (older releases) is compared as it is.
-    const plain = job(withMarker('', 's', token), 'set-by-hand');
+    const plain = job(withMarker('', 's', 'job', token), 'set-by-hand');
     expect(withKnownToken(plain, desired)).toBe(plain);
     expect(tokenFingerprint(token)).not.toBe(tokenFingerprint('set-by-hand'));
   });

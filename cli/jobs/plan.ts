@@ -6,7 +6,7 @@ import type { Definitions, JobSpec } from './model.js';
 import { parentFolders } from './names.js';
 import { compareConfig } from './compare.js';
 import { mapLimit } from './pool.js';
-import { markerSource, withMarker } from './source.js';
+import { isOwnedBy, markerOf, withMarker } from './source.js';
 import { CLASS, folderXml, jobXml, listViewXml } from './xml.js';
 
 export type Action = 'create' | 'update' | 'replace' | 'unchanged' | 'delete' | 'refuse';
@@ -49,20 +49,20 @@ export function desiredItems(definitions: Definitions, sourceId: string): PlanIt
   return [
     ...definitions.folders.map((name): PlanItem => ({ kind: 'folder', name, action: 'create', xml: folderXml() })),
     ...definitions.jobs.map((job): PlanItem => ({ kind: 'job', name: job.name, action: 'create', xml: desiredJobXml(job, sourceId) })),
-    ...[...definitions.views].map(([name, jobs]): PlanItem => ({ kind: 'view', name, action: 'create', xml: listViewXml(name, jobs, withMarker('', sourceId)) })),
+    ...[...definitions.views].map(([name, jobs]): PlanItem => ({ kind: 'view', name, action: 'create', xml: listViewXml(name, jobs, withMarker('', sourceId, name)) })),
   ];
 }
 
 /** A job's config.xml: the marker records the fingerprint of its trigger token, if it has one. */
 function desiredJobXml(job: JobSpec, sourceId: string): string {
-  return jobXml(job, withMarker(job.description, sourceId, job.authToken));
+  return jobXml(job, withMarker(job.description, sourceId, job.name, job.authToken));
 }
 
 export async function planSync(definitions: Definitions, client: JenkinsClient, options: PlanOptions): Promise<Plan> {
   const [liveItems, liveViews] = await Promise.all([client.listItems(), client.listViews()]);
   // Jenkins finds items without regard to case (its item maps are case-insensitive).
   const live = new Map(liveItems.map((item) => [itemKey(item.fullName), item]));
-  const ours = (description: string | null) => markerSource(description) === options.sourceId;
+  const ours = (name: string, description: string | null) => isOwnedBy(options.sourceId, name, description);
 
   const folders = definitions.folders.flatMap((name): PlanItem[] => {
     const item = live.get(itemKey(name));
@@ -79,12 +79,12 @@ export async function planSync(definitions: Definitions, client: JenkinsClient, 
   // A refused job stays out of our views unless it is ours already (refused for its type): a
   // refusal never takes a job out of a view it is in, nor empties a view into a deletion.
   const leftOut = new Set(
-    jobs.filter((j) => j.action === 'refuse' && !ours(live.get(itemKey(j.name))?.description ?? null)).map((j) => j.name),
+    jobs.filter((j) => j.action === 'refuse' && !ours(j.name, live.get(itemKey(j.name))?.description ?? null)).map((j) => j.name),
   );
   const views = await planViews(definitions, liveViews, leftOut, { ...options, ours, client });
 
   const wanted = new Set(definitions.jobs.map((job) => itemKey(job.name)));
-  const ownedJobs = liveItems.filter((item) => item.className !== CLASS.listView && ours(item.description));
+  const ownedJobs = liveItems.filter((item) => item.className !== CLASS.listView && ours(item.fullName, item.description));
   const deletions = ownedJobs
     .filter((item) => !wanted.has(itemKey(item.fullName)))
     .map((item): PlanItem => ({ kind: 'job', name: item.fullName, action: 'delete' }));
@@ -105,7 +105,7 @@ function itemKey(fullName: string): string {
 
 interface JobContext extends PlanOptions {
   refusedFolders: Set<string>;
-  ours: (description: string | null) => boolean;
+  ours: (name: string, description: string | null) => boolean;
   client: JenkinsClient;
 }
 
@@ -115,7 +115,7 @@ async function planJob(job: JobSpec, item: LiveItem | undefined, context: JobCon
   const blocked = parentFolders(job.name).find((folder) => context.refusedFolders.has(folder));
   if (blocked) return { ...base, action: 'refuse', reason: `its folder ${blocked} exists and is not a folder` };
   if (!item) return { ...base, action: 'create' };
-  if (!context.ours(item.description) && !context.adopt) return { ...base, action: 'refuse', reason: foreignReason(item.description) };
+  if (!context.ours(item.fullName, item.description) && !context.adopt) return { ...base, action: 'refuse', reason: foreignReason(item.fullName, item.description, context.sourceId) };
   const wantedClass = CLASS[job.kind];
   if (item.className !== wantedClass) {
     if (!context.replace) {
@@ -132,7 +132,7 @@ async function planJob(job: JobSpec, item: LiveItem | undefined, context: JobCon
 }
 
 interface ViewContext extends PlanOptions {
-  ours: (description: string | null) => boolean;
+  ours: (name: string, description: string | null) => boolean;
   client: JenkinsClient;
 }
 
@@ -147,11 +147,11 @@ async function planViews(
     .map(([name, jobs]) => [name, jobs.filter((job) => !leftOut.has(job))] as const)
     .filter(([, jobs]) => jobs.length > 0);
   const keep = await mapLimit(wanted, context.concurrency, async ([name, jobs]): Promise<PlanItem> => {
-    const xml = listViewXml(name, jobs, withMarker('', context.sourceId));
+    const xml = listViewXml(name, jobs, withMarker('', context.sourceId, name));
     const view = live.get(name);
     if (!view) return { kind: 'view', name, action: 'create', xml };
-    if (!context.ours(view.description) && !context.adopt) {
-      return { kind: 'view', name, action: 'refuse', xml, reason: foreignReason(view.description) };
+    if (!context.ours(name, view.description) && !context.adopt) {
+      return { kind: 'view', name, action: 'refuse', xml, reason: foreignReason(name, view.description, context.sourceId) };
     }
     if (view.className !== CLASS.listView) {
       return { kind: 'view', name, action: 'refuse', xml, reason: `it is a ${shortClass(view.className)}, not a list view` };
@@ -163,15 +163,18 @@ async function planViews(
   // stay). One whose jobs were all refused is left as it is.
   const kept = new Set(definitions.views.keys());
   const drop = liveViews
-    .filter((view) => context.ours(view.description) && !kept.has(view.name))
+    .filter((view) => context.ours(view.name, view.description) && !kept.has(view.name))
     .map((view): PlanItem => ({ kind: 'view', name: view.name, action: 'delete' }));
   return { keep, drop };
 }
 
-function foreignReason(description: string | null): string {
-  const owner = markerSource(description);
-  return owner
-    ? `it is managed by another source (${owner}); pass --adopt to take it over`
+function foreignReason(name: string, description: string | null, sourceId: string): string {
+  const marker = markerOf(description);
+  if (marker?.sourceId === sourceId && marker.item !== undefined) {
+    return `its marker is that of ${marker.item} (a copy made in Jenkins?); pass --adopt to take it over`;
+  }
+  return marker
+    ? `it is managed by another source (${marker.sourceId}); pass --adopt to take it over`
     : 'it exists and was not made by repoadmin; pass --adopt to take it over';
 }
 

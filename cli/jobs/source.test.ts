@@ -3,7 +3,7 @@ import { mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { gitSourceId, localSourceId, markerOf, markerSource, normalizeRemote, tokenFingerprint, withMarker } from './source.js';
+import { gitSourceId, isOwnedBy, localSourceId, markerOf, markerSource, normalizeRemote, tokenFingerprint, withMarker } from './source.js';
 
 describe('source ids', () => {
   it.each([
@@ -40,30 +40,44 @@ describe('source ids', () => {
   });
 
   it('writes and reads the ownership marker at the end of a description', () => {
-    expect(withMarker('', 's')).toBe('<!-- managed by repoadmin; source: s -->');
-    const description = withMarker('Nightly\nbuild', 'a.json@host/x');
-    expect(description).toBe('Nightly\nbuild\n<!-- managed by repoadmin; source: a.json@host/x -->');
+    expect(withMarker('', 's', 'job')).toBe('<!-- managed by repoadmin; source: s; item: job -->');
+    const description = withMarker('Nightly\nbuild', 'a.json@host/x', 'team/nightly build');
+    expect(description).toBe('Nightly\nbuild\n<!-- managed by repoadmin; source: a.json@host/x; item: team/nightly build -->');
     expect(markerSource(description)).toBe('a.json@host/x');
+    expect(markerOf(description)).toEqual({ sourceId: 'a.json@host/x', item: 'team/nightly build', tokenFingerprint: undefined });
     expect(markerSource(`${description}\n`)).toBe('a.json@host/x');
     expect(markerSource('made by hand')).toBeUndefined();
     expect(markerSource('<!-- managed by repoadmin; source: s --> and then more')).toBeUndefined();
     expect(markerSource(null)).toBeUndefined();
+    // A marker written before items were named in it.
+    expect(markerOf('<!-- managed by repoadmin; source: s -->')).toEqual({ sourceId: 's', item: undefined, tokenFingerprint: undefined });
+  });
+
+  it('owns an item by source and by its own name: a copy made in Jenkins carries another name', () => {
+    const marker = withMarker('Builds', 'a.json@host/x', 'team/App');
+    expect(isOwnedBy('a.json@host/x', 'team/App', marker)).toBe(true);
+    expect(isOwnedBy('a.json@host/x', 'TEAM/app', marker)).toBe(true);
+    expect(isOwnedBy('a.json@host/x', 'team/copy-of-App', marker)).toBe(false);
+    expect(isOwnedBy('b.json@host/y', 'team/App', marker)).toBe(false);
+    expect(isOwnedBy('a.json@host/x', 'anything', '<!-- managed by repoadmin; source: a.json@host/x -->')).toBe(true);
+    expect(isOwnedBy('a.json@host/x', 'team/App', 'made by hand')).toBe(false);
   });
 
   it('reads only the last marker, even when the description itself quotes one', () => {
-    const quoted = withMarker('Moved from the old jobs:\n<!-- managed by repoadmin; source: old.json@host/old -->', 'a.json@host/x');
+    const quoted = withMarker('Moved from the old jobs:\n<!-- managed by repoadmin; source: old.json@host/old -->', 'a.json@host/x', 'job');
     expect(markerSource(quoted)).toBe('a.json@host/x');
     expect(markerSource('see <!-- managed by repoadmin; source: old.json@host/old --> <!-- managed by repoadmin; source: s -->')).toBe('s');
   });
 
   it('records a fingerprint of the trigger token in the marker, never the token', () => {
     const token = '3f2504e0-4f89-41d3-9a0c-0305e82c3301';
-    const description = withMarker('Deploys', 'a.json@host/x', token);
-    expect(description).toBe(`Deploys\n<!-- managed by repoadmin; source: a.json@host/x; trigger token sha256: ${tokenFingerprint(token)} -->`);
+    const description = withMarker('Deploys', 'a.json@host/x', 'deploy', token);
+    expect(description).toBe(`Deploys\n<!-- managed by repoadmin; source: a.json@host/x; item: deploy; trigger token sha256: ${tokenFingerprint(token)} -->`);
     expect(description).not.toContain('3f2504e0');
     expect(tokenFingerprint(token)).toMatch(/^[0-9a-f]{16}$/);
     expect(tokenFingerprint(token)).not.toBe(tokenFingerprint('9b2c1d7e-5a4f-4e3b-8c2d-1f0e9d8c7b6a'));
-    expect(markerOf(description)).toEqual({ sourceId: 'a.json@host/x', tokenFingerprint: tokenFingerprint(token) });
-    expect(markerOf(withMarker('', 's'))).toEqual({ sourceId: 's', tokenFingerprint: undefined });
+    expect(markerOf(description)).toEqual({ sourceId: 'a.json@host/x', item: 'deploy', tokenFingerprint: tokenFingerprint(token) });
+    expect(markerOf('<!-- managed by repoadmin; source: s; trigger token sha256: 0123456789abcdef -->')).toEqual({ sourceId: 's', item: undefined, tokenFingerprint: '0123456789abcdef' });
+    expect(markerOf(withMarker('', 's', 'job'))).toEqual({ sourceId: 's', item: 'job', tokenFingerprint: undefined });
   });
 });

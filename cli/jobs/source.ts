@@ -8,7 +8,8 @@ import { promisify } from 'node:util';
 const run = promisify(execFile);
 
 // The last marker: the source id holds no `-->`, so one quoted earlier in the description is skipped.
-const MARKER = /\n?<!-- managed by repoadmin; source: ((?:(?!-->).)+?)(?:; trigger token sha256: ([0-9a-f]{16}))? -->\s*$/;
+// The item's own full name follows (Jenkins names hold no `;`); markers written before it have none.
+const MARKER = /\n?<!-- managed by repoadmin; source: ((?:(?!-->).)+?)(?:; item: ([^;]+?))?(?:; trigger token sha256: ([0-9a-f]{16}))? -->\s*$/;
 
 /**
  * What we write about a trigger token, since current Jenkins never gives it back in clear: from
@@ -20,15 +21,21 @@ export function tokenFingerprint(token: string): string {
   return createHash('sha256').update(`repoadmin remoteTriggerUuid\n${token}`).digest('hex').slice(0, 16);
 }
 
-/** The description written to Jenkins: the file's description, then the marker. */
-export function withMarker(description: string, sourceId: string, triggerToken?: string): string {
+/**
+ * The description written to Jenkins: the file's description, then the marker, which names the
+ * source and the item it was written for. A copy made in Jenkins ("Copy from") carries the
+ * marker of the item it was copied from, and so is not taken for ours.
+ */
+export function withMarker(description: string, sourceId: string, item: string, triggerToken?: string): string {
   const token = triggerToken === undefined ? '' : `; trigger token sha256: ${tokenFingerprint(triggerToken)}`;
-  const marker = `<!-- managed by repoadmin; source: ${sourceId}${token} -->`;
+  const marker = `<!-- managed by repoadmin; source: ${sourceId}; item: ${item}${token} -->`;
   return description === '' ? marker : `${description}\n${marker}`;
 }
 
 export interface Marker {
   sourceId: string;
+  /** The full name of the item the marker was written for; undefined in markers written before it was recorded. */
+  item: string | undefined;
   /** The fingerprint of the trigger token we wrote, if any. */
   tokenFingerprint: string | undefined;
 }
@@ -36,7 +43,17 @@ export interface Marker {
 /** The marker of a live description, or undefined when no repoadmin marker is there. */
 export function markerOf(description: string | null | undefined): Marker | undefined {
   const match = description ? MARKER.exec(description) : null;
-  return match ? { sourceId: match[1]!, tokenFingerprint: match[2] } : undefined;
+  return match ? { sourceId: match[1]!, item: match[2], tokenFingerprint: match[3] } : undefined;
+}
+
+/**
+ * Whether the item of this full name and description is one `sourceId` wrote: its marker names the
+ * source and the item itself (Jenkins compares names without regard to case). A marker written
+ * before items were named in it counts for the source alone.
+ */
+export function isOwnedBy(sourceId: string, fullName: string, description: string | null | undefined): boolean {
+  const marker = markerOf(description);
+  return marker?.sourceId === sourceId && (marker.item === undefined || marker.item.toLowerCase() === fullName.toLowerCase());
 }
 
 /** The source id in a live description, or undefined when no repoadmin marker is there. */

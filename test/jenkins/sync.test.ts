@@ -128,6 +128,34 @@ describe('jobs apply and diff against Jenkins', () => {
     expect(jenkins.fullNames().sort()).toEqual(['build', 'handmade', 'other-team', 'team', 'team/app', 'team/deploy']);
   });
 
+  // New Item -> "Copy from" copies config.xml byte for byte (ItemGroupMixIn.copy), marker included.
+  it('never deletes a copy of one of its jobs made in Jenkins, and refuses to take it over without --adopt', async () => {
+    const content = base();
+    await run('apply', await file(content));
+    jenkins.seed('copy-of-build', jenkins.item('build')!.xml);
+    const again = await run('apply', await file(content), '--yes');
+    expect(again.code).toBe(0);
+    expect(again.stdout).not.toContain('copy-of-build');
+    expect(jenkins.item('copy-of-build')).toBeDefined();
+
+    content.pipelineJobs.push(pipelineJob('copy-of-build'));
+    const claim = await run('apply', await file(content), '--yes');
+    expect(claim.stdout).toMatch(/failed job copy-of-build: refused: its marker is that of build \(a copy made in Jenkins\?\); pass --adopt to take it over/);
+  });
+
+  it('still owns a job whose marker was written before markers named their item, and rewrites it', async () => {
+    const legacy = (name: string) => owned(`&lt;!-- managed by repoadmin; source: ${SOURCE} --&gt;`).replace('<flow-definition>', `<flow-definition><!-- ${name} -->`);
+    await run('apply', await file());
+    jenkins.seed('gone', legacy('gone'));
+    const apply = await run('apply', await file(), '--yes');
+    expect(apply.code, apply.stdout + apply.stderr).toBe(0);
+    expect(apply.stdout).toContain('deleted job gone');
+    jenkins.seed('report', legacy('report'));
+    const rewrite = await run('apply', await file(), '--yes');
+    expect(rewrite.stdout).toContain('updated job report');
+    expect(jenkins.item('report')?.xml).toContain(`source: ${SOURCE}; item: report --&gt;`);
+  });
+
   // Jenkins item names ignore case: `Report` in the file is the job `report` Jenkins holds.
   it('updates a job whose name changed only in case, never deleting it', async () => {
     const content = base();
