@@ -19,6 +19,7 @@ describe('cronProblem', () => {
     '@annually',
     'TZ=Europe/Berlin\n# nightly\nH 2 * * *\nH 14 * * 6',
     'TZ=UTC\r\nH 2 * * *',
+    'TZ=US/Eastern\nH 2 * * *',
     'H(0-9)/10 * * * *',
     '* * H/28 * *',
     '* * * * H/7',
@@ -51,5 +52,8 @@ describe('cronProblem', () => {
     // CronTabList.create: TZ= only on the very first line, and only a known time zone.
     ['# nightly\nTZ=Europe/Berlin\nH 2 * * *', 'expected 5 fields (minute hour day month weekday), got 1 (in "TZ=Europe/Berlin")'],
     ['TZ=Nowhere/City\nH 2 * * *', 'unknown time zone "Nowhere/City"'],
+    // Java compares zone ids exactly (CronTabList.getValidTimezone); Intl would take any case.
+    ['TZ=europe/berlin\nH 2 * * *', 'unknown time zone "europe/berlin": Jenkins wants "Europe/Berlin"'],
+    ['TZ=utc\nH 2 * * *', 'unknown time zone "utc": Jenkins wants "UTC"'],
   ])('refuses %j: %s', (spec, problem) => expect(cronProblem(spec)).toBe(problem));
 });

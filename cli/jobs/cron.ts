@@ -31,7 +31,8 @@ export function cronProblem(spec: string): string | undefined {
   // CronTabList.create: a time zone only on the very first line, and one Java knows.
   if (lines[0]?.startsWith('TZ=')) {
     const zone = lines.shift()!.slice('TZ='.length);
-    if (!knownTimeZone(zone)) return `unknown time zone "${zone}"`;
+    const problem = timeZoneProblem(zone);
+    if (problem) return problem;
   }
   const schedules = lines.filter((line) => line !== '' && !line.startsWith('#'));
   if (schedules.length === 0) return 'empty cron spec';
@@ -42,13 +43,21 @@ export function cronProblem(spec: string): string | undefined {
   return undefined;
 }
 
-function knownTimeZone(zone: string): boolean {
+/**
+ * Jenkins takes a zone only as Java spells it (CronTabList.getValidTimezone compares the ids of
+ * TimeZone.getAvailableIDs() with equals), while Intl takes any case: `europe/berlin` is refused,
+ * naming the spelling to use.
+ */
+function timeZoneProblem(zone: string): string | undefined {
+  let resolved: string;
   try {
-    new Intl.DateTimeFormat('en-US', { timeZone: zone });
-    return zone !== '';
+    resolved = new Intl.DateTimeFormat('en-US', { timeZone: zone }).resolvedOptions().timeZone;
   } catch {
-    return false;
+    return `unknown time zone "${zone}"`;
   }
+  if (zone === '') return 'unknown time zone ""';
+  if (resolved !== zone && resolved.toLowerCase() === zone.toLowerCase()) return `unknown time zone "${zone}": Jenkins wants "${resolved}"`;
+  return undefined;
 }
 
 function lineProblem(line: string): string | undefined {
