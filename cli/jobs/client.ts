@@ -4,7 +4,7 @@
 import ky, { type KyInstance } from 'ky';
 import { AppError, type ErrorCode } from '../../common/errors.js';
 import { withoutUserInfo } from '../../common/urls.js';
-import { itemPath, splitName } from './names.js';
+import { MAX_NAME_SEGMENTS, itemPath, splitName } from './names.js';
 
 export interface JenkinsConnection {
   url: string;
@@ -45,8 +45,8 @@ export interface JenkinsClient {
 const GATEWAY_STATUSES = new Set([502, 503, 504]);
 const READ_RETRIES = 2;
 
-/** How deep the item listing recurses into folders. */
-const FOLDER_DEPTH = 8;
+/** How deep the item listing recurses into folders: as deep as a job name may go (names.ts). */
+const FOLDER_DEPTH = MAX_NAME_SEGMENTS - 1;
 
 const ITEM_FIELDS = 'name,fullName,_class,description';
 

@@ -18,6 +18,9 @@ describe('Jenkins names', () => {
     expect(nameProblem('x'.repeat(255))).toBeUndefined();
     expect(nameProblem('x'.repeat(256))).toBe('longer than 255 characters');
     expect(jobNameProblem('a/../b')).toBe('segment "..": ".." is not allowed');
+    // As deep as the item listing reads, so that a second apply finds the job again.
+    expect(jobNameProblem('a/b/c/d/e/f/g/h/job')).toBeUndefined();
+    expect(jobNameProblem('a/b/c/d/e/f/g/h/i/job')).toBe('at most 8 folders deep (this is 9)');
   });
 
   // Jenkins.checkGoodName: no ISO control character anywhere, and no trailing dot (SECURITY-2424).

@@ -5,6 +5,8 @@ const UNSAFE = /[\\/:?*|<>[\]"%;@#$&!^]/;
 /** Java's Character.isISOControl, which Jenkins refuses anywhere in a name. */
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 export const MAX_NAME_LENGTH = 255;
+/** The deepest a job may sit: the item listing reads this many levels (client.ts), so deeper jobs could not be found again. */
+export const MAX_NAME_SEGMENTS = 9;
 
 /** The problem with one name segment (no folders), or undefined. */
 export function nameProblem(name: string): string | undefined {
@@ -22,7 +24,9 @@ export function nameProblem(name: string): string | undefined {
 
 /** The problem with a job name that may hold folders as `a/b/c`, or undefined. */
 export function jobNameProblem(fullName: string): string | undefined {
-  for (const segment of fullName.split('/')) {
+  const segments = fullName.split('/');
+  if (segments.length > MAX_NAME_SEGMENTS) return `at most ${MAX_NAME_SEGMENTS - 1} folders deep (this is ${segments.length - 1})`;
+  for (const segment of segments) {
     const problem = nameProblem(segment);
     if (problem) return fullName.includes('/') ? `segment "${segment}": ${problem}` : problem;
   }

@@ -128,6 +128,13 @@ describe('jobs apply and diff against Jenkins', () => {
     expect(jenkins.fullNames().sort()).toEqual(['build', 'handmade', 'other-team', 'team', 'team/app', 'team/deploy']);
   });
 
+  it('finds a job as deep as a name may go again on the next apply', async () => {
+    const deep = { pipelineJobs: [pipelineJob('a/b/c/d/e/f/g/h/deepest')] };
+    expect((await run('apply', await file(deep))).code).toBe(0);
+    const again = await run('apply', await file(deep));
+    expect(again).toMatchObject({ code: 0, stdout: 'summary: 1 unchanged, 0 failed\n' });
+  });
+
   // New Item -> "Copy from" copies config.xml byte for byte (ItemGroupMixIn.copy), marker included.
   it('never deletes a copy of one of its jobs made in Jenkins, and refuses to take it over without --adopt', async () => {
     const content = base();
