@@ -88,6 +88,11 @@ export function run(args: string[], env: NodeJS.ProcessEnv, input?: string, time
       clearTimeout(timer);
       resolve({ code, stdout, stderr });
     });
+    // A command that needs no input may end before reading it: the write then fails with EPIPE,
+    // which says nothing about the command.
+    child.stdin.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EPIPE') reject(error);
+    });
     child.stdin.end(input ?? '');
   });
 }
