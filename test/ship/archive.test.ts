@@ -49,6 +49,10 @@ function cli(args: string[], input?: string): Promise<RunResult> {
     child.stderr.on('data', (d) => (stderr += d));
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));
+    // A command that needs no input may end before reading it (EPIPE): nothing to report.
+    child.stdin.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EPIPE') reject(error);
+    });
     child.stdin.end(input ?? '');
   });
 }
