@@ -21,20 +21,30 @@ export async function generateToken(services: Services, request: TokenRequest, a
     return new AppError('rate_limited', `too many failed logins: try again in ${retryAfter} seconds`, { retryAfter });
   };
   // Each attempt is counted as a failure until its password proves right; refused ones do not count.
-  if (!(await takeAttempt(services.db, window, byName, MAX_FAILURES_PER_USER))) throw refuse();
-  if (!(await takeAttempt(services.db, window, byAddress, MAX_FAILURES_PER_ADDRESS))) {
-    await giveBackAttempt(services.db, window, byName);
-    throw refuse();
+  if (!(await takeUserAttempt(services, window, byName))) throw refuse();
+  const settling = settlingLogins(services, request.username);
+  let settled!: () => void;
+  const settlement = new Promise<void>((resolve) => (settled = resolve));
+  settling.add(settlement);
+  let user: Awaited<ReturnType<typeof findUserByName>>;
+  try {
+    if (!(await takeAttempt(services.db, window, byAddress, MAX_FAILURES_PER_ADDRESS))) {
+      await giveBackAttempt(services.db, window, byName);
+      throw refuse();
+    }
+    user = await findUserByName(services.db, request.username);
+    const ok = await services.passwords.verify(request.password, user?.passwordHash);
+    if (!ok || !user) {
+      await forgetOldAttempts(services.db, window);
+      throw new AppError('unauthorized', 'wrong user name or password');
+    }
+    await clearFailures(services.db, 'user', request.username);
+    await giveBackAttempt(services.db, window, byAddress);
+  } finally {
+    settling.delete(settlement);
+    if (settling.size === 0) unsettled.get(services.db)?.delete(request.username);
+    settled();
   }
-
-  const user = await findUserByName(services.db, request.username);
-  const ok = await services.passwords.verify(request.password, user?.passwordHash);
-  if (!ok || !user) {
-    await forgetOldAttempts(services.db, window);
-    throw new AppError('unauthorized', 'wrong user name or password');
-  }
-  await clearFailures(services.db, 'user', request.username);
-  await giveBackAttempt(services.db, window, byAddress);
 
   const { token, expiresAt } = issueToken(services.tokens, user, services.now());
   return {
@@ -46,6 +56,31 @@ export async function generateToken(services: Services, request: TokenRequest, a
     projectName: user.projectName,
     mustChangePassword: user.mustChangePassword,
   };
+}
+
+/** Logins of this process counted and not yet settled, per database and user name. */
+const unsettled = new WeakMap<object, Map<string, Set<Promise<void>>>>();
+
+function settlingLogins(services: Services, username: string): Set<Promise<void>> {
+  let byName = unsettled.get(services.db);
+  if (!byName) unsettled.set(services.db, (byName = new Map()));
+  let set = byName.get(username);
+  if (!set) byName.set(username, (set = new Set()));
+  return set;
+}
+
+/**
+ * Counts an attempt for the user name. When the count is full while logins of this process are
+ * still being checked (each holds a place until its password proves right), it waits for those and
+ * tries again: parallel pipeline steps logging in as one user all get in, where only failures refuse.
+ */
+async function takeUserAttempt(services: Services, window: number, byName: { scope: 'user'; subject: string }): Promise<boolean> {
+  for (let round = 0; ; round++) {
+    if (await takeAttempt(services.db, window, byName, MAX_FAILURES_PER_USER)) return true;
+    const pending = unsettled.get(services.db)?.get(byName.subject);
+    if (!pending?.size || round === 3) return false;
+    await Promise.all([...pending]);
+  }
 }
 
 /** The user of a bearer token; any problem is a 401, never a 500. */

@@ -204,6 +204,22 @@ describe.each(dbKinds())('authentication on %s', (kind) => {
     }
   });
 
+  it('lets many concurrent right passwords for one name in: only failures refuse', async () => {
+    // Parallel pipeline steps logging in as one user, each comparison slow enough to overlap.
+    const slow = await startTestServer({ kind, config: { bcryptCost: 10 }, now: clockAtWindowStart() });
+    try {
+      const token = await slow.adminToken();
+      await slow.request('POST', '/v1/users', { token, body: { username: 'parallel-ci', password: 'parallel-secret', projectName: 'p', role: 'ROLE_USER' } });
+      const answers = await Promise.all(Array.from({ length: 16 }, () => login(slow, 'parallel-ci', 'parallel-secret')));
+      expect(answers.map((a) => a.status)).toEqual(Array(16).fill(200));
+      // Failures still count: ten wrong ones, then the right one is refused.
+      for (let i = 0; i < 10; i++) expect((await login(slow, 'parallel-ci', `wrong-${i}`)).status).toBe(401);
+      expect((await login(slow, 'parallel-ci', 'parallel-secret')).status).toBe(429);
+    } finally {
+      await slow.close();
+    }
+  });
+
   it('does not count attempts refused with 429 against the client address', async () => {
     const proxied = await startTestServer({ kind, config: { trustProxy: true }, now: clockAtWindowStart() });
     try {
