@@ -287,6 +287,9 @@ describe.skipIf(skip)(skip ? `package page (skipped: ${browserState.reason})` : 
     expect(await markdown.locator('strong').innerText()).toBe('bold words');
     expect(await markdown.locator('code').innerText()).toBe('code <script>alert(1)</script>');
     expect(await markdown.getByText('image: tracking pixel').count()).toBe(1);
+    // The wide table scrolls inside the description: the page does not scroll sideways.
+    expect(await markdown.locator('table td').count()).toBe(2);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(page.viewportSize()!.width);
     // Clicking the defused links does nothing either.
     await markdown.getByText('click me').click();
     await markdown.getByText('raw link').click();

@@ -42,6 +42,11 @@ export const HOSTILE_DESCRIPTION = [
   '![tracking pixel](https://tracker.example/pixel.png)',
   '',
   '**bold words** and `code <script>alert(1)</script>`',
+  '',
+  // A checksum column: one long word that must not widen the page.
+  '| file | sha512 |',
+  '|---|---|',
+  `| app.jar | ${'0123456789abcdef'.repeat(25)} |`,
 ].join('\n');
 
 const RICH_DESCRIPTION = [
