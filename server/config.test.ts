@@ -33,7 +33,9 @@ describe('loadConfig', () => {
     [['--port='], /--port needs a value/],
     [['--port'], /--port needs a value/],
     [['--port', '0x50'], /--port must be a whole number/],
-    [['--repoadmin_bcrypt_cost', '1e1'], /--repoadmin_bcrypt_cost must be a whole number from 4 to 31/],
+    [['--repoadmin_bcrypt_cost', '1e1'], /--repoadmin_bcrypt_cost must be a whole number from 4 to 18/],
+    // 31 is bcrypt's own limit: about 36 hours a hash, so a first start would never end.
+    [["--repoadmin_bcrypt_cost", "31"], /--repoadmin_bcrypt_cost must be a whole number from 4 to 18/],
     [['--repoadmin_search_public', 'maybe'], /must be true or false/],
     [['--repoadmin_log_level', 'loud'], /must be one of/],
     [['server'], /unexpected argument "server"/],

@@ -47,7 +47,16 @@ export async function runServer(args: string[], env: NodeJS.ProcessEnv, io: Io, 
     process.once('SIGTERM', () => resolve('SIGTERM'));
     process.once('SIGINT', () => resolve('SIGINT'));
   });
-  const server = await startServer(config, { log, warn: (warning) => io.err(`warning: ${warning}`) });
+  const starting = startServer(config, { log, warn: (warning) => io.err(`warning: ${warning}`) });
+  // A start that hangs (a database that never answers, a huge bcrypt cost) can still be stopped: a
+  // stop signal before the server is ready ends the process, as the signal's default would.
+  const early = await Promise.race([starting.then(() => undefined), stopSignal]);
+  if (early !== undefined) {
+    io.err(`${early} while starting: stopping before the server was ready`);
+    log.flush();
+    process.exit(early === 'SIGINT' ? 130 : 143);
+  }
+  const server = await starting;
   if (config.db.kind === 'pglite') collectStartupGarbage();
   // A worker of --workers stays quiet: the primary says where the workers listen.
   if (cluster.isPrimary) announce(io, cli, server.port, server.description, server.adminMustChangePassword);

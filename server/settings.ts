@@ -29,7 +29,7 @@ export const SETTINGS = {
   jwtIssuer: { arg: 'repoadmin_jwt_issuer', env: ['REPO_MAN_JWT_ISSUER'], about: 'token issuer', default: 'repoadmin' },
   adminPassword: { arg: 'repoadmin_admin_password', env: ['REPO_MAN_ADMIN_PASSWORD'], about: 'first password of admin, on first start only', default: 'password, which must then be changed' },
   searchPublic: { arg: 'repoadmin_search_public', env: ['REPO_MAN_SEARCH_PUBLIC'], about: 'search without a token', default: 'true' },
-  bcryptCost: { arg: 'repoadmin_bcrypt_cost', env: ['REPO_MAN_BCRYPT_COST'], about: 'password hashing cost, 4 to 31', default: '12' },
+  bcryptCost: { arg: 'repoadmin_bcrypt_cost', env: ['REPO_MAN_BCRYPT_COST'], about: 'password hashing cost, 4 to 18 (each step doubles the time of a login)', default: '12' },
   trustProxy: { arg: 'repoadmin_trust_proxy', env: ['REPO_MAN_TRUST_PROXY'], about: 'take the client address from X-Forwarded-For', default: 'false' },
   metrics: { arg: 'repoadmin_metrics', env: ['REPO_MAN_METRICS'], about: 'serve /metrics', default: 'true' },
   logLevel: { arg: 'repoadmin_log_level', env: ['REPO_MAN_LOG_LEVEL'], about: 'fatal, error, warn, info, debug, trace or silent', default: 'info' },

@@ -199,10 +199,14 @@ async function initdbInChild(dir: string): Promise<void> {
     `require(${JSON.stringify(entry)}).PGlite.create(process.argv[1]).then((db) => db.close())` +
     '.catch((error) => { process.stderr.write(String(error && error.message)); process.exit(1); })';
   await new Promise<void>((resolve, reject) => {
-    execFile(process.execPath, ['-e', code, dir], { maxBuffer: 1024 * 1024 }, (error, _stdout, stderr) => {
+    // A server stopped while the child works (a stop signal during the start) takes it along.
+    const stop = () => child.kill();
+    const child = execFile(process.execPath, ['-e', code, dir], { maxBuffer: 1024 * 1024 }, (error, _stdout, stderr) => {
+      process.off('exit', stop);
       if (error) reject(new AppError('internal', `cannot create the embedded database in ${dir}: ${stderr.trim() || error.message}`));
       else resolve();
     });
+    process.once('exit', stop);
   });
 }
 

@@ -1,10 +1,11 @@
 // The server as a process (the built bin/repoadmin): start-up, locks, bad settings, restarts.
+import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { PG_URL, pgAvailable } from '../helpers/db.js';
 import { skipping } from '../helpers/skip.js';
-import { ROOT, type ServerProcess, cleanEnv, run, startServerProcess, tempDir } from '../helpers/process.js';
+import { BIN, ROOT, type ServerProcess, cleanEnv, run, startServerProcess, tempDir } from '../helpers/process.js';
 
 const FAST = { REPO_MAN_BCRYPT_COST: '4', REPO_MAN_LOG_LEVEL: 'warn' };
 /** Tests that start embedded-database servers: each start takes 10 to 15 s on a busy two-core machine. */
@@ -47,6 +48,24 @@ describe('the server process', () => {
     expect(second.stderr).toMatch(/^error: the embedded database at .* is in use by another server \(pid \d+\)/);
     expect(await login(first.url, 'first-admin-pw')).toBeTruthy();
     expect(await first.stop()).toBe(0);
+  }, SERVER_TEST_MS);
+
+  it('stops on SIGTERM while still starting, and leaves no child behind', async () => {
+    const dir = tempDir();
+    // A first start at the highest cost: creating the database, then a hash of about 16 s.
+    const env = cleanEnv({ REPO_MAN_LOG_LEVEL: 'warn', REPO_MAN_BCRYPT_COST: '18', REPO_MAN_DATA_DIR: dir, REPO_MAN_ADMIN_PASSWORD: 'slow-admin-pw' });
+    const child = spawn(process.execPath, [BIN, 'server', '--port', '0'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    child.kill('SIGTERM');
+    const code = await Promise.race([exited, new Promise((resolve) => setTimeout(() => resolve('still running'), 10_000))]);
+    if (code === 'still running') child.kill('SIGKILL');
+    expect(code, stderr).toBe(143);
+    expect(stderr).toContain('SIGTERM while starting: stopping before the server was ready');
+    // The database-creating child went with it.
+    await expect.poll(() => execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' }).includes(dir), { timeout: 5_000 }).toBe(false);
   }, SERVER_TEST_MS);
 
   it('starts again after a SIGKILL, and tokens survive the restart (the secret is stored)', async () => {
