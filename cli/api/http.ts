@@ -6,8 +6,8 @@ import { nodeFetch } from './node-fetch.js';
 export const DEFAULT_TIMEOUT_MS = 30_000;
 /** A 429 or 503 asking us to wait longer than this fails at once instead. */
 const MAX_RETRY_AFTER_MS = 10_000;
-/** Statuses a proxy in front of the server answers itself when the server is away. */
-const GATEWAY_STATUSES = new Set([502, 503, 504]);
+/** Statuses a proxy in front of a server answers itself when the server is away. */
+export const GATEWAY_STATUSES = new Set([502, 503, 504]);
 
 export interface HttpOptions {
   /** The server, e.g. `http://localhost:9090`. */

@@ -124,7 +124,10 @@ export function fileConfig(env: NodeJS.ProcessEnv): ConfigStore {
       // conf creates the file with the mode but leaves an existing file's mode as it was.
       chmodSync(c.path, 0o600);
     },
-    exclusive: (work) => withLockFile(`${file}.lock`, () => mkdirSync(dir, { recursive: true, mode: 0o700 }), work),
+    exclusive: async (work) => {
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      return withLockFile(`${file}.lock`, work);
+    },
   });
 }
 
@@ -135,8 +138,7 @@ const STALE_LOCK_MS = 10_000;
  * Runs `work` while holding `lock`, a file made with O_EXCL: two logins at once (parallel pipeline
  * steps) each keep their server instead of one overwriting the other's.
  */
-async function withLockFile<T>(lock: string, prepare: () => void, work: () => T): Promise<T> {
-  prepare();
+async function withLockFile<T>(lock: string, work: () => T): Promise<T> {
   for (let attempt = 0; ; attempt++) {
     try {
       closeSync(openSync(lock, 'wx', 0o600));

@@ -4,6 +4,7 @@
 import ky, { type KyInstance } from 'ky';
 import { AppError, type ErrorCode } from '../../common/errors.js';
 import { withoutUserInfo } from '../../common/urls.js';
+import { GATEWAY_STATUSES } from '../api/http.js';
 import { MAX_NAME_SEGMENTS, itemPath, splitName } from './names.js';
 
 export interface JenkinsConnection {
@@ -41,8 +42,7 @@ export interface JenkinsClient {
   deleteView(name: string): Promise<void>;
 }
 
-/** Statuses a proxy or a restarting Jenkins answers for a while: reads try again. */
-const GATEWAY_STATUSES = new Set([502, 503, 504]);
+/** How often a read answered 502, 503 or 504 (a proxy, a restarting Jenkins) is tried again. */
 const READ_RETRIES = 2;
 
 /** How deep the item listing recurses into folders: as deep as a job name may go (names.ts). */

@@ -115,7 +115,7 @@ async function planJob(job: JobSpec, item: LiveItem | undefined, context: JobCon
   const blocked = parentFolders(job.name).find((folder) => context.refusedFolders.has(folder));
   if (blocked) return { ...base, action: 'refuse', reason: `its folder ${blocked} exists and is not a folder` };
   if (!item) return { ...base, action: 'create' };
-  if (!context.ours(item.fullName, item.description) && !context.adopt) return { ...base, action: 'refuse', reason: foreignReason(item.fullName, item.description, context.sourceId) };
+  if (!context.ours(item.fullName, item.description) && !context.adopt) return { ...base, action: 'refuse', reason: foreignReason(item.description, context.sourceId) };
   const wantedClass = CLASS[job.kind];
   if (item.className !== wantedClass) {
     if (!context.replace) {
@@ -151,7 +151,7 @@ async function planViews(
     const view = live.get(name);
     if (!view) return { kind: 'view', name, action: 'create', xml };
     if (!context.ours(name, view.description) && !context.adopt) {
-      return { kind: 'view', name, action: 'refuse', xml, reason: foreignReason(name, view.description, context.sourceId) };
+      return { kind: 'view', name, action: 'refuse', xml, reason: foreignReason(view.description, context.sourceId) };
     }
     if (view.className !== CLASS.listView) {
       return { kind: 'view', name, action: 'refuse', xml, reason: `it is a ${shortClass(view.className)}, not a list view` };
@@ -168,7 +168,7 @@ async function planViews(
   return { keep, drop };
 }
 
-function foreignReason(name: string, description: string | null, sourceId: string): string {
+function foreignReason(description: string | null, sourceId: string): string {
   const marker = markerOf(description);
   if (marker?.sourceId === sourceId && marker.item !== undefined) {
     return `its marker is that of ${marker.item} (a copy made in Jenkins?); pass --adopt to take it over`;

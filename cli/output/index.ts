@@ -87,7 +87,7 @@ export async function printReport(report: Report, deps: Pick<Deps, 'io' | 'env' 
   } else {
     if (report.table && report.table.rows.length > 0) {
       if (io.stdoutIsTTY) io.out(await renderTable(report.table, useColor(deps.env, settings, true)));
-      else for (const line of report.plain ?? tsv(report.table.rows)) io.out(printable(line));
+      else for (const line of report.plain?.map(printable) ?? tsv(report.table.rows)) io.out(line);
     } else if (report.plain && !io.stdoutIsTTY) {
       for (const line of report.plain) io.out(printable(line));
     }

@@ -125,7 +125,6 @@ export async function touchToken(db: Db, id: string, now: Date, notBefore: Date)
   return Number(changed) > 0;
 }
 
-/** The hashes of a user's tokens (to remember them when the user is deleted). */
 /** The hashes of a user's tokens, their rows locked (a revocation of one waits, or has finished). */
 export async function lockTokenHashesOfUser(db: Knex.Transaction, userId: string): Promise<string[]> {
   const rows = await db('tokens').select('token_hash').where({ user_id: userId }).forUpdate();

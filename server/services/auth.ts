@@ -22,29 +22,21 @@ export async function generateToken(services: Services, request: TokenRequest, a
   };
   // Each attempt is counted as a failure until its password proves right; refused ones do not count.
   if (!(await takeUserAttempt(services, window, byName))) throw refuse();
-  const settling = settlingLogins(services, request.username);
-  let settled!: () => void;
-  const settlement = new Promise<void>((resolve) => (settled = resolve));
-  settling.add(settlement);
-  let user: Awaited<ReturnType<typeof findUserByName>>;
-  try {
+  const user = await whileUnsettled(services, request.username, async () => {
     if (!(await takeAttempt(services.db, window, byAddress, MAX_FAILURES_PER_ADDRESS))) {
       await giveBackAttempt(services.db, window, byName);
       throw refuse();
     }
-    user = await findUserByName(services.db, request.username);
-    const ok = await services.passwords.verify(request.password, user?.passwordHash);
-    if (!ok || !user) {
+    const found = await findUserByName(services.db, request.username);
+    const ok = await services.passwords.verify(request.password, found?.passwordHash);
+    if (!ok || !found) {
       await forgetOldAttempts(services.db, window);
       throw new AppError('unauthorized', 'wrong user name or password');
     }
     await clearFailures(services.db, 'user', request.username);
     await giveBackAttempt(services.db, window, byAddress);
-  } finally {
-    settling.delete(settlement);
-    if (settling.size === 0) unsettled.get(services.db)?.delete(request.username);
-    settled();
-  }
+    return found;
+  });
 
   const { token, expiresAt } = issueToken(services.tokens, user, services.now());
   return {
@@ -59,14 +51,23 @@ export async function generateToken(services: Services, request: TokenRequest, a
 }
 
 /** Logins of this process counted and not yet settled, per database and user name. */
-const unsettled = new WeakMap<object, Map<string, Set<Promise<void>>>>();
+const unsettled = new WeakMap<object, Map<string, Set<Promise<unknown>>>>();
 
-function settlingLogins(services: Services, username: string): Set<Promise<void>> {
+/** Runs the rest of a counted login, known to takeUserAttempt as unsettled until it ends either way. */
+async function whileUnsettled<T>(services: Services, username: string, work: () => Promise<T>): Promise<T> {
   let byName = unsettled.get(services.db);
   if (!byName) unsettled.set(services.db, (byName = new Map()));
-  let set = byName.get(username);
-  if (!set) byName.set(username, (set = new Set()));
-  return set;
+  let pending = byName.get(username);
+  if (!pending) byName.set(username, (pending = new Set()));
+  const running = work();
+  const settled = running.catch(() => undefined);
+  pending.add(settled);
+  try {
+    return await running;
+  } finally {
+    pending.delete(settled);
+    if (pending.size === 0) byName.delete(username);
+  }
 }
 
 /**

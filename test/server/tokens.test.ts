@@ -276,7 +276,6 @@ describe.each(dbKinds())('project tokens on %s', (kind) => {
     };
 
     it('a token being made is either refused (404) or made and then refused as its user\'s', async () => {
-      const statuses: number[] = [];
       for (let round = 0; round < 8; round++) {
         const user = await makeUser(`race-make-${round}`, 'race');
         const makes = Array.from({ length: 6 }, (_, i) =>
@@ -285,13 +284,11 @@ describe.each(dbKinds())('project tokens on %s', (kind) => {
         const [deleted, ...made] = await Promise.all([server.request('DELETE', `/v1/users/${user.id}`, { token: admin }), ...makes]);
         expect(deleted.status).toBe(204);
         for (const res of made) {
-          statuses.push(res.status);
           expect([201, 404], res.text).toContain(res.status);
           if (res.status === 201) expect(await refusalOf(res.body.token)).toBe(deletedMessage);
           else expect(res.body._message.message).toBe(`no user with id ${user.id}`);
         }
       }
-      expect(statuses).toHaveLength(48);
     });
 
     it('a token being revoked is refused afterwards as revoked or as its user\'s, and both calls succeed', async () => {
