@@ -1,6 +1,6 @@
 // The simulator behaves as Jenkins does for what `repoadmin jobs` relies on; checked over HTTP.
 import { afterEach, describe, expect, it } from 'vitest';
-import { itemsTree } from '../../cli/jobs/client.js';
+import { itemsTree } from '../../cli/jenkins/client.js';
 import { TOKEN, USER, startJenkins } from './harness.js';
 import { JenkinsSimulator, parseTree } from './simulator.js';
 

@@ -4,8 +4,8 @@ import type { Command } from 'commander';
 import { AppError } from '../../../common/errors.js';
 import { canPrompt, type Deps } from '../../deps.js';
 import type { Report } from '../../output/index.js';
-import { executePlan } from '../../jobs/execute.js';
-import { applyReport, planLine, planReport, resultLine } from '../../jobs/report.js';
+import { executePlan } from '../../jenkins/execute.js';
+import { applyReport, planLine, planReport, resultLine } from '../../jenkins/report.js';
 import { action } from '../support.js';
 import { planSyncOptions, syncCommand, syncOptions, type SyncFlags, type SyncOptions } from './shared.js';
 

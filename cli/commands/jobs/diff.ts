@@ -3,7 +3,7 @@
 import type { Command } from 'commander';
 import type { Deps } from '../../deps.js';
 import type { Report } from '../../output/index.js';
-import { planReport } from '../../jobs/report.js';
+import { planReport } from '../../jenkins/report.js';
 import { action } from '../support.js';
 import { planSyncOptions, syncCommand, syncOptions, type SyncFlags, type SyncOptions } from './shared.js';
 

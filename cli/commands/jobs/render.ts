@@ -4,8 +4,8 @@ import { dirname, join } from 'node:path';
 import type { Command } from 'commander';
 import type { Deps } from '../../deps.js';
 import type { Report } from '../../output/index.js';
-import { loadDefinitions, type FileInput } from '../../jobs/load.js';
-import { desiredItems } from '../../jobs/plan.js';
+import { loadDefinitions, type FileInput } from '../../jenkins/load.js';
+import { desiredItems } from '../../jenkins/plan.js';
 import { action } from '../support.js';
 import { fileCommand, fileInput, type FileFlags } from './shared.js';
 

@@ -3,9 +3,9 @@
 import { Command } from 'commander';
 import { AppError } from '../../../common/errors.js';
 import type { Deps } from '../../deps.js';
-import type { JenkinsConnection } from '../../jobs/client.js';
-import type { FileInput } from '../../jobs/load.js';
-import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY, planFromFile, type Planned } from '../../jobs/sync.js';
+import type { JenkinsConnection } from '../../jenkins/client.js';
+import type { FileInput } from '../../jenkins/load.js';
+import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY, planFromFile, type Planned } from '../../jenkins/sync.js';
 import { wholeNumber } from '../support.js';
 
 export interface FileFlags {

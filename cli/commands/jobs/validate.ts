@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import type { Deps } from '../../deps.js';
 import type { Report } from '../../output/index.js';
-import { loadDefinitions, type FileInput } from '../../jobs/load.js';
+import { loadDefinitions, type FileInput } from '../../jenkins/load.js';
 import { action } from '../support.js';
 import { fileCommand, fileInput, type FileFlags } from './shared.js';
 
