@@ -15,7 +15,7 @@ import { BODY_LIMIT_BYTES, hasBody, jsonObject, readBodyText } from './middlewar
 import { failureAnswer } from './middleware/errors.js';
 import { parse } from './middleware/validate.js';
 import type { Services } from './services/context.js';
-import { type SignedCredential, publishChecked, publishesChecked } from './services/versions.js';
+import { type SignedCredential, publish as publishRecord } from './services/versions.js';
 
 const PUBLISH = '/v1/repositories';
 
@@ -28,8 +28,6 @@ export function fastPublish(
   outages: Outages,
   koa: (req: IncomingMessage, res: ServerResponse) => Promise<void>,
 ): FastPublish {
-  if (!publishesChecked(s)) return () => false;
-
   const publish = async (req: IncomingMessage, res: ServerResponse, credential: SignedCredential): Promise<void> => {
     const started = process.hrtime.bigint();
     let record: VersionRecord;
@@ -40,14 +38,13 @@ export function fastPublish(
       return koa(req, res);
     }
     const id = requestIdOf(req);
-    let result: PublishResult | undefined;
+    let result: PublishResult;
     try {
-      result = await publishChecked(s, credential, record);
+      result = await publishRecord(s, credential, record);
     } catch (caught) {
       const failure = failureAnswer(caught, id, s.log, outages);
       return respond(s, metrics, req, res, PUBLISH, started, id, failure.status, failure.body, failure.retryAfter);
     }
-    if (!result) return koa(req, res);
     respond(s, metrics, req, res, PUBLISH, started, id, result.created ? 201 : 200, result);
   };
 

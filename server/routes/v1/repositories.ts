@@ -17,7 +17,7 @@ import { currentActor, optionalToken, requireToken, signedCredential } from '../
 import { readJson } from '../../middleware/body.js';
 import { parse, parseQuery } from '../../middleware/validate.js';
 import type { Services } from '../../services/context.js';
-import { byUid, latest, publish, publishChecked, publishesChecked, search } from '../../services/versions.js';
+import { byUid, latest, publish, search } from '../../services/versions.js';
 import { type Endpoint, bearer, error, json, publicOrBearer, query, uuidPath } from '../endpoint.js';
 
 /** Reading needs a token unless the server lets anyone search (REPO_MAN_SEARCH_PUBLIC). */
@@ -42,20 +42,14 @@ export const repositoryEndpoints: Endpoint[] = [
     },
     handlers: (services) => {
       const authorize = requireToken(services, { scope: 'publish' });
-      const checksInStatement = publishesChecked(services);
-      const answer = (ctx: Context, result: PublishResult) => {
-        ctx.status = result.created ? 201 : 200;
-        ctx.body = result;
-      };
-      const publishAs = async (ctx: Context, record: VersionRecord) => answer(ctx, await publish(services, currentActor(ctx), record));
       return [
-        async (ctx, next) => {
-          // Where the database can, a signed token goes with the record to it, and the publish
-          // statement checks its user and token itself. A credential that fails there, or a record
-          // that fails validation, takes the usual way, so the answer is the same as the usual
-          // way's, down to a credential problem being reported before a problem with the record.
-          const credential = checksInStatement ? signedCredential(services, ctx.get('Authorization')) : undefined;
-          if (!credential) return authorize(ctx, next);
+        async (ctx) => {
+          // A signed token goes with the record to the publish service, which checks what the
+          // database knows of it where it writes. A token that is missing, malformed or not signed
+          // here is refused by the usual check; a record that fails validation is reported after
+          // a problem with the credential.
+          const credential = signedCredential(services, ctx.get('Authorization'));
+          if (!credential) return authorize(ctx, async () => {});
           let record: VersionRecord;
           try {
             record = parse(VersionRecord, await readJson(ctx));
@@ -63,10 +57,10 @@ export const repositoryEndpoints: Endpoint[] = [
             await authorize(ctx, async () => {});
             throw error;
           }
-          const result = await publishChecked(services, credential, record);
-          return result ? answer(ctx, result) : authorize(ctx, () => publishAs(ctx, record));
+          const result = await publish(services, credential, record);
+          ctx.status = result.created ? 201 : 200;
+          ctx.body = result;
         },
-        async (ctx) => publishAs(ctx, parse(VersionRecord, await readJson(ctx))),
       ];
     },
   },
