@@ -160,7 +160,11 @@ interface Where {
   conditions: string[];
 }
 
-function whereOf(form: SqlForm, filters: SearchFilters, columns: [keyof SearchFilters, string][], withUid: boolean): Where {
+/** "Latest only" on version_counts, whose rows are few per key: no index to choose. */
+const COUNTED_LATEST = 'latest_version = true';
+
+function whereOf(form: SqlForm, filters: SearchFilters, table: 'versions' | 'version_counts'): Where {
+  const columns = table === 'versions' ? FILTER_COLUMNS : COUNTED_COLUMNS;
   const where: Where = { shape: '', values: [], conditions: [] };
   for (const [field, column] of columns) {
     const value = filters[field];
@@ -178,9 +182,9 @@ function whereOf(form: SqlForm, filters: SearchFilters, columns: [keyof SearchFi
   }
   if (filters.latestVersion === true) {
     where.shape += 'latest';
-    where.conditions.push(form.latestOnly);
+    where.conditions.push(table === 'versions' ? form.latestOnly : COUNTED_LATEST);
   }
-  if (withUid && filters.uid !== undefined) {
+  if (table === 'versions' && filters.uid !== undefined) {
     where.shape += ',uid';
     where.conditions.push('uid = ?');
     where.values.push(filters.uid);
@@ -199,7 +203,7 @@ export interface ShapedQuery {
 
 /** The page query of a search: order, then the default order (newest first) as the tie-breaker. */
 export function pageQuery(form: SqlForm, filters: SearchFilters, paging: Paging): ShapedQuery {
-  const where = whereOf(form, filters, FILTER_COLUMNS, true);
+  const where = whereOf(form, filters, 'versions');
   const offset = (paging.page - 1) * paging.size;
   const direction = paging.sortDirection === 'DESC' ? 'desc' : 'asc';
   const sort = paging.sortField && SORT_COLUMNS[paging.sortField];
@@ -220,10 +224,10 @@ export function pageQuery(form: SqlForm, filters: SearchFilters, paging: Paging)
  */
 export function countQuery(form: SqlForm, filters: SearchFilters): ShapedQuery {
   if (filters.version === undefined && filters.uid === undefined) {
-    const where = whereOf(form, filters, COUNTED_COLUMNS, false);
+    const where = whereOf(form, filters, 'version_counts');
     return { shape: `count:summary:${where.shape}`, values: where.values, build: () => `select coalesce(sum(records), 0) as n from version_counts${whereSql(where)}` };
   }
-  const where = whereOf(form, filters, FILTER_COLUMNS, true);
+  const where = whereOf(form, filters, 'versions');
   return { shape: `count:records:${where.shape}`, values: where.values, build: () => `select count(*) as n from versions${whereSql(where)}` };
 }
 
