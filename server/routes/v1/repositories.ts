@@ -1,5 +1,4 @@
 // The repository routes: publish, search, latest, one record.
-import type { Context } from 'koa';
 import {
   LatestQuery,
   PAGE_SIZE_MAX,
@@ -13,7 +12,7 @@ import {
   VersionInformation,
   VersionRecord,
 } from '../../../common/schemas/repositories.js';
-import { currentActor, optionalToken, requireToken, signedCredential } from '../../middleware/auth.js';
+import { optionalToken, requireToken, signedCredential } from '../../middleware/auth.js';
 import { readJson } from '../../middleware/body.js';
 import { parse, parseQuery } from '../../middleware/validate.js';
 import type { Services } from '../../services/context.js';
