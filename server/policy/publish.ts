@@ -11,17 +11,10 @@
 import { AppError } from '../../common/errors.js';
 import type { BoundSql, Precondition } from '../db/dialects/index.js';
 import { touchTokenSql } from '../db/tokens.js';
+import { type SignedCredential, checkActor } from '../services/access.js';
 import { actorFromSession } from '../services/auth.js';
 import type { Actor, Services } from '../services/context.js';
 import { actorFromProjectTokenHash, lastUseDueBefore } from '../services/tokens.js';
-
-/**
- * A bearer token whose signature (session) or form (project) has been checked, but not what the
- * database knows of it: its user, version, scope, expiry and project.
- */
-export type SignedCredential =
-  | { kind: 'session'; userId: string; username: string; tokenVersion: number }
-  | { kind: 'project'; tokenHash: string };
 
 const ADMIN = 'ROLE_ADMIN';
 
@@ -49,19 +42,11 @@ export function publishPrecondition(credential: SignedCredential, projectName: s
 
 /**
  * The rule for a resolved user, in the order the auth path reports problems: the password to
- * change, a project token's scope, then the project. Throws the 403 that says which.
+ * change and a project token's scope (the access rule of every endpoint, services/access.ts), then
+ * the project. Throws the 403 that says which.
  */
 export function checkMayPublish(actor: Actor, projectName: string): void {
-  if (actor.mustChangePassword) {
-    throw new AppError(
-      'forbidden',
-      `user ${actor.username} must change the initial password first: PUT /v1/users/${actor.userId}/password with {"password": "..."} (or: repoadmin user passwd)`,
-    );
-  }
-  const token = actor.projectToken;
-  if (token && token.scope !== 'publish') {
-    throw new AppError('forbidden', `the project token "${token.name}" has the scope read: publishing needs a token with the scope publish`);
-  }
+  checkActor(actor, { scope: 'publish' });
   if (actor.role !== ADMIN && actor.projectName !== projectName) {
     throw new AppError('forbidden', `user ${actor.username} may publish only to project "${actor.projectName ?? ''}", not "${projectName}"`);
   }

@@ -90,11 +90,11 @@ export async function actorFromToken(services: Services, token: string): Promise
   return actorFromSession(services, { userId: claims.uid, username: claims.sub, tokenVersion: claims.tv });
 }
 
-/** The user of a session token whose signature was checked, as the database has it now; else a 401 that says why. */
-export async function actorFromSession(services: Services, session: { userId: string; username: string; tokenVersion: number }): Promise<Actor> {
-  const user = await findUserById(services.db, session.userId);
-  if (!user || user.username !== session.username) throw new AppError('unauthorized', 'the token belongs to a user that no longer exists');
-  if (user.tokenVersion !== session.tokenVersion) {
+/** The user of a session token whose signature was checked. */
+export async function actorFromSession(services: Services, claims: { userId: string; username: string; tokenVersion: number }): Promise<Actor> {
+  const user = await findUserById(services.db, claims.userId);
+  if (!user || user.username !== claims.username) throw new AppError('unauthorized', 'the token belongs to a user that no longer exists');
+  if (user.tokenVersion !== claims.tokenVersion) {
     throw new AppError('unauthorized', 'the token was revoked (the password changed since): get a new one');
   }
   return {

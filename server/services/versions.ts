@@ -20,10 +20,9 @@ import {
   searchVersions,
   upsertVersion,
 } from '../db/versions.js';
-import { type SignedCredential, explainRefusal, publishPrecondition } from '../policy/publish.js';
+import { explainRefusal, publishPrecondition } from '../policy/publish.js';
+import type { SignedCredential } from './access.js';
 import type { Services } from './context.js';
-
-export type { SignedCredential };
 
 /** A stored record as the API answers with it (docs/api.md, "Version records"). */
 export function toVersionInformation(stored: StoredVersion): VersionInformation {
