@@ -1,5 +1,6 @@
 // What commands get from the outside world. Built lazily: a command pays only for what it uses.
 import type { Api } from './api/client.js';
+import type { ServerOptions } from './api/session.js';
 import type { ConfigStore } from './config/store.js';
 import type { Io } from '../common/io.js';
 
@@ -12,11 +13,7 @@ export interface Prompter {
 }
 
 /** The global options (docs/cli.md, "Commands"), set by main() before a command runs. */
-export interface Settings {
-  /** --url: the server (else REPOADMIN_URL, else the current login's). */
-  url?: string;
-  /** --token (else REPOADMIN_TOKEN). */
-  token?: string;
+export interface Settings extends ServerOptions {
   json: boolean;
   /** false with --no-color; undefined leaves it to NO_COLOR, FORCE_COLOR and the terminal. */
   color?: boolean;

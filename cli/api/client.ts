@@ -5,10 +5,8 @@ import type { TokenRequest, TokenResponse } from '../../common/schemas/auth.js';
 import type { PublishResult, SearchRequest, SearchResult, SortField, VersionRecordBody } from '../../common/schemas/repositories.js';
 import type { ProjectTokenCreated, ProjectTokenList } from '../../common/schemas/tokens.js';
 import type { Me, UserCreateRequest, UserList, UserResult } from '../../common/schemas/users.js';
-import type { ConfigStore } from '../config/store.js';
-import type { Settings } from '../deps.js';
 import { createHttp, DEFAULT_TIMEOUT_MS, type Http, type HttpRequest } from './http.js';
-import { resolveCredentials, resolveUrl, storedToken, whyRejected, type Credentials } from './session.js';
+import { resolveCredentials, resolveUrl, storedToken, whyRejected, type Credentials, type SessionContext } from './session.js';
 
 export type { Credentials } from './session.js';
 
@@ -41,13 +39,7 @@ export interface Api {
   revokeToken(id: string): Promise<void>;
 }
 
-export interface ApiContext {
-  settings: Settings;
-  env: NodeJS.ProcessEnv;
-  now: () => Date;
-  config: ConfigStore;
-  /** Where --verbose lines go. */
-  log?: (line: string) => void;
+export interface ApiContext extends SessionContext {
   /** For tests: the first backoff delay. */
   retryDelayMs?: number;
 }

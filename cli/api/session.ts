@@ -2,9 +2,27 @@
 // then the config file; a stored token only ever goes to the server that issued it.
 import { AppError } from '../../common/errors.js';
 import type { TokenRequest, TokenResponse } from '../../common/schemas/auth.js';
+import type { ConfigStore } from '../config/store.js';
 import { normalizeUrl } from '../config/url.js';
-import type { ApiContext } from './client.js';
 import { maskToken } from './http.js';
+
+/** The global options that choose the server and the token: --url and --token. */
+export interface ServerOptions {
+  /** --url: the server (else REPOADMIN_URL, else the current login's). */
+  url?: string;
+  /** --token (else REPOADMIN_TOKEN). */
+  token?: string;
+}
+
+/** What choosing the server and the token reads. */
+export interface SessionContext {
+  settings: ServerOptions;
+  env: NodeJS.ProcessEnv;
+  now: () => Date;
+  config: ConfigStore;
+  /** Where --verbose lines go. */
+  log?: (line: string) => void;
+}
 
 export type TokenSource = 'flag' | 'env' | 'login' | 'config';
 
@@ -22,7 +40,7 @@ export interface Credentials {
 
 const NOT_LOGGED_IN_HINT = 'run repoadmin login, or set REPOADMIN_TOKEN (or REPOADMIN_USERNAME and REPOADMIN_PASSWORD)';
 
-export async function resolveUrl(context: Pick<ApiContext, 'settings' | 'env' | 'config' | 'log'>): Promise<string> {
+export async function resolveUrl(context: Pick<SessionContext, 'settings' | 'env' | 'config' | 'log'>): Promise<string> {
   if (context.settings.url) return normalizeUrl(context.settings.url, '--url', context.log);
   if (context.env.REPOADMIN_URL) return normalizeUrl(context.env.REPOADMIN_URL, 'REPOADMIN_URL', context.log);
   const current = await context.config.current();
@@ -63,7 +81,7 @@ function envCredentials(env: NodeJS.ProcessEnv): TokenRequest | undefined {
 }
 
 /** A token that needs no network call: flag, environment, or a stored one that has not expired. */
-export async function storedToken(context: Pick<ApiContext, 'settings' | 'env' | 'config' | 'now'>, server: string): Promise<string | undefined> {
+export async function storedToken(context: Pick<SessionContext, 'settings' | 'env' | 'config' | 'now'>, server: string): Promise<string | undefined> {
   if (context.settings.token) return context.settings.token;
   if (context.env.REPOADMIN_TOKEN) return context.env.REPOADMIN_TOKEN;
   if (envCredentials(context.env)) return undefined;
@@ -72,7 +90,7 @@ export async function storedToken(context: Pick<ApiContext, 'settings' | 'env' |
 }
 
 export async function resolveCredentials(
-  context: ApiContext,
+  context: SessionContext,
   server: string,
   login: (body: TokenRequest) => Promise<TokenResponse>,
 ): Promise<Credentials> {
