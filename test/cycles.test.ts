@@ -1,6 +1,7 @@
-// No import cycles in the repository's TypeScript (docs/architecture.md), type-only and dynamic
-// imports included: a cycle lets load order decide what a module sees, and two modules in a cycle
-// can only be read, tested and moved together. madge reads every import with TypeScript's parser.
+// No import cycles in the repository's TypeScript, type-only and dynamic imports included, beside
+// the layer rules of test/layers.test.ts: a cycle lets load order decide what a module sees, and
+// modules in a cycle can only be read, tested and moved together. madge reads the imports with
+// TypeScript's parser.
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
