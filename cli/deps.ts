@@ -104,6 +104,7 @@ function lazyConfig(load: () => Promise<ConfigStore>): ConfigStore {
     current: async () => (await store()).current(),
     get: async (url) => (await store()).get(url),
     save: async (login) => (await store()).save(login),
+    complete: async (url, token, details) => (await store()).complete(url, token, details),
     remove: async (url) => (await store()).remove(url),
   };
 }
@@ -115,6 +116,7 @@ function lazyApi(load: () => Promise<Api>): Api {
     credentials: async () => (await api()).credentials(),
     generateToken: async (body, url) => (await api()).generateToken(body, url),
     me: async () => (await api()).me(),
+    projectName: async () => (await api()).projectName(),
     meWithToken: async (token, url) => (await api()).meWithToken(token, url),
     listUsers: async () => (await api()).listUsers(),
     createUser: async (body) => (await api()).createUser(body),

@@ -25,6 +25,11 @@ export interface Api {
   /** `POST /v1/authentication/generate-token`, at `url` when given (login), else at serverUrl(). */
   generateToken(body: TokenRequest, url?: string): Promise<TokenResponse>;
   me(): Promise<Me>;
+  /**
+   * The project of the token's user (null for an administrator): known from the login, on the fly
+   * or stored, else asked once (`GET /v1/users/me`) and kept with a stored login for next time.
+   */
+  projectName(): Promise<string | null>;
   /** `GET /v1/users/me` with this token at this server, before it is stored (`login --with-token`). */
   meWithToken(token: string, url: string): Promise<Me>;
   listUsers(): Promise<UserList>;
@@ -108,11 +113,31 @@ export function createApi(context: ApiContext): Api {
     }
   };
 
+  const me = () => authenticated<Me>({ method: 'GET', path: 'v1/users/me', idempotent: true, notFoundMeansWrongServer: true });
+
+  const projectName = async (): Promise<string | null> => {
+    const creds = await getCredentials();
+    if (creds.projectName !== undefined) return creds.projectName;
+    // A token from --token or the environment says nothing of its project, nor did a login stored
+    // before the project was kept.
+    const user = await me();
+    if (creds.source === 'config') {
+      try {
+        await context.config.complete(await serverUrl(), creds.token, { projectName: user.projectName, role: user.role });
+      } catch (error) {
+        // The answer is at hand: a config file that cannot be written costs a request next time, not this run.
+        context.log?.(`could not keep the project in the stored login (${error instanceof Error ? error.message : String(error)})`);
+      }
+    }
+    return user.projectName;
+  };
+
   return {
     serverUrl,
     credentials: getCredentials,
     generateToken,
-    me: () => authenticated({ method: 'GET', path: 'v1/users/me', idempotent: true, notFoundMeansWrongServer: true }),
+    me,
+    projectName,
     meWithToken: (token, at) => http(at)({ method: 'GET', path: 'v1/users/me', token, idempotent: true, notFoundMeansWrongServer: true }),
     listUsers: () => authenticated({ method: 'GET', path: 'v1/users', idempotent: true, notFoundMeansWrongServer: true }),
     createUser: (body) => authenticated({ method: 'POST', path: 'v1/users', json: body, notFoundMeansWrongServer: true }),

@@ -2,6 +2,7 @@
 // then the config file; a stored token only ever goes to the server that issued it.
 import { AppError } from '../../common/errors.js';
 import type { TokenRequest, TokenResponse } from '../../common/schemas/auth.js';
+import type { Role } from '../../common/schemas/users.js';
 import type { ConfigStore } from '../config/store.js';
 import { normalizeUrl } from '../config/url.js';
 import { maskToken } from './http.js';
@@ -33,8 +34,9 @@ export interface Credentials {
   userId?: string;
   /** ISO 8601, when known. */
   expiresAt?: string;
-  /** Known when the token came from a login on the fly. */
+  /** The user's project (null: an administrator, who has none); known from a login, on the fly or stored. */
   projectName?: string | null;
+  role?: Role;
   mustChangePassword?: boolean;
 }
 
@@ -122,6 +124,7 @@ export async function resolveCredentials(
       userId: answer.userId,
       expiresAt: answer.expiresAt,
       projectName: answer.projectName,
+      role: answer.role,
       mustChangePassword: answer.mustChangePassword,
     };
   }
@@ -131,7 +134,15 @@ export async function resolveCredentials(
     throw new AppError('unauthorized', 'your session expired: run repoadmin login');
   }
   log(`using the stored login of ${stored.username} at ${server} (${maskToken(stored.token)})`);
-  return { token: stored.token, source: 'config', username: stored.username, userId: stored.userId, expiresAt: stored.expiresAt ?? undefined };
+  return {
+    token: stored.token,
+    source: 'config',
+    username: stored.username,
+    userId: stored.userId,
+    expiresAt: stored.expiresAt ?? undefined,
+    projectName: stored.projectName,
+    role: stored.role,
+  };
 }
 
 /** A 401 says what to do next, which depends on where the token came from. */

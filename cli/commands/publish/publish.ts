@@ -180,10 +180,9 @@ function checkDescriptionSize(description: string | undefined, label: string): v
   );
 }
 
-/** The project of the token's user: known from a login on the fly, else `GET /v1/users/me`. */
+/** The project of the token's user, when no flag or record file names one. */
 async function projectOfUser(deps: Pick<Deps, 'api'>): Promise<string> {
-  const creds = await deps.api.credentials();
-  const projectName = creds.projectName !== undefined ? creds.projectName : (await deps.api.me()).projectName;
+  const projectName = await deps.api.projectName();
   if (!projectName) throw new AppError('usage', 'missing --project: an administrator has no project of its own');
   return projectName;
 }
