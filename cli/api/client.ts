@@ -2,7 +2,7 @@
 // docs/cli.md.
 import { AppError } from '../../common/errors.js';
 import type { TokenRequest, TokenResponse } from '../../common/schemas/auth.js';
-import type { PublishResult, SearchRequest, SearchResult, SortField, VersionRecordBody } from '../../common/schemas/repositories.js';
+import type { PageRequest, PublishResult, SearchRequest, SearchResult, SortField, VersionRecordBody } from '../../common/schemas/repositories.js';
 import type { ProjectTokenCreated, ProjectTokenList } from '../../common/schemas/tokens.js';
 import type { Me, UserCreateRequest, UserList, UserResult } from '../../common/schemas/users.js';
 import { createHttp, DEFAULT_TIMEOUT_MS, type Http, type HttpRequest } from './http.js';
@@ -10,12 +10,11 @@ import { resolveCredentials, resolveUrl, storedToken, whyRejected, type Credenti
 
 export type { Credentials } from './session.js';
 
-export interface SearchPaging {
-  page?: number;
-  size?: number;
-  sortField?: SortField | string;
-  sortDirection?: 'ASC' | 'DESC';
-}
+/**
+ * A page request as the client sends it: what is left out is the server's default, and a sort
+ * field the server does not know is the server's to refuse.
+ */
+export type PageRequestParams = Partial<Omit<PageRequest, 'sortField'>> & { sortField?: SortField | string };
 
 export interface Api {
   /** The server this run talks to: --url, else REPOADMIN_URL, else the current login's. */
@@ -37,7 +36,7 @@ export interface Api {
   changePassword(userId: string, password: string): Promise<UserResult>;
   deleteUser(userId: string): Promise<void>;
   publish(record: VersionRecordBody): Promise<PublishResult>;
-  search(filters: SearchRequest, paging?: SearchPaging): Promise<SearchResult>;
+  search(filters: SearchRequest, paging?: PageRequestParams): Promise<SearchResult>;
   /** `POST /v1/tokens`; `expiresAt` as ISO 8601, or null for none. */
   createToken(body: { name: string; scope: string; expiresAt: string | null; userId?: string }): Promise<ProjectTokenCreated>;
   listTokens(userId?: string): Promise<ProjectTokenList>;

@@ -1,7 +1,7 @@
 // The versions table: one record per coordinates, at most one latest per project, artifact, branch.
 import type { Knex } from 'knex';
 import { AppError } from '../../common/errors.js';
-import type { Paging, SearchFilters, SortField } from '../../common/schemas/repositories.js';
+import type { PageRequest, SearchFilters, SortField } from '../../common/schemas/repositories.js';
 import { versionKey } from '../../common/version-key.js';
 import { type Db, type PublishCheck, type PublishKey, dialectOf } from './dialects/index.js';
 import { retryConflicts } from './faults.js';
@@ -179,7 +179,7 @@ export function searchQuery(db: Db, filters: SearchFilters): Knex.QueryBuilder {
 }
 
 /** The page query of a search: order, then the default order (newest first) as the tie-breaker. */
-export function pageQuery(db: Db, filters: SearchFilters, paging: Paging): Knex.QueryBuilder {
+export function pageQuery(db: Db, filters: SearchFilters, paging: PageRequest): Knex.QueryBuilder {
   const query = searchQuery(db, filters).select(COLUMNS);
   if (paging.sortField) {
     query.orderBy(SORT_COLUMNS[paging.sortField], paging.sortDirection === 'DESC' ? 'desc' : 'asc');
@@ -233,7 +233,7 @@ function searchShape(filters: SearchFilters): { shape: string; values: unknown[]
   return shaped;
 }
 
-function pageRows(db: Db, filters: SearchFilters, paging: Paging): Promise<Record<string, unknown>[]> {
+function pageRows(db: Db, filters: SearchFilters, paging: PageRequest): Promise<Record<string, unknown>[]> {
   const { shape, values } = searchShape(filters);
   const offset = (paging.page - 1) * paging.size;
   values.push(paging.size);
@@ -257,7 +257,7 @@ async function countOf(db: Db, filters: SearchFilters): Promise<number> {
 export async function searchVersions(
   db: Db,
   filters: SearchFilters,
-  paging: Paging,
+  paging: PageRequest,
 ): Promise<{ items: StoredVersion[]; total: number }> {
   const [rows, total] = await Promise.all([pageRows(db, filters, paging), countOf(db, filters)]);
   return { items: rows.map(fromRow), total };

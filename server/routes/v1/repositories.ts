@@ -6,7 +6,7 @@ import {
   PublishResult,
   SORT_FIELDS,
   SearchFiltersBody,
-  SearchPaging,
+  PageRequestQuery,
   SearchRequest,
   SearchResult,
   UidParams,
@@ -91,7 +91,7 @@ export const repositoryEndpoints: Endpoint[] = [
     handlers: (services) => [
       reader(services),
       async (ctx) => {
-        const paging = parseQuery(SearchPaging, ctx.query);
+        const paging = parseQuery(PageRequestQuery, ctx.query);
         const filters = parse(SearchFiltersBody, await readJson(ctx, { optional: true }));
         ctx.body = await search(services, filters, paging);
       },
