@@ -90,7 +90,7 @@ export function parseSearchFlags(flags: SearchFlags): SearchOptions {
 
 export function searchCommand(deps: Deps, run = runSearch): Command {
   return new Command('search')
-    .summary('find published versions')
+    .summary('find version records')
     // One paragraph: commander wraps it to the terminal's width.
     .description(
       'Find version records. Filters match exactly; * is a wildcard (com.acme.*). --latest keeps the latest ' +
