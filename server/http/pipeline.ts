@@ -7,7 +7,7 @@ import { parse as parseQueryString } from 'node:querystring';
 import { AppError } from '../../common/errors.js';
 import type { Outages } from '../db/outage.js';
 import type { Actor, Services } from '../services/context.js';
-import type { SignedCredential } from '../services/access.js';
+import type { SignedCredential } from '../services/context.js';
 import { type TokenRule, checkActor } from '../services/access.js';
 import { actorOf, clientAddress, signedCredential } from './auth.js';
 import { readJson } from './body.js';

@@ -21,7 +21,7 @@ import {
   upsertVersion,
 } from '../db/versions.js';
 import { explainRefusal, publishPrecondition } from '../policy/publish.js';
-import type { SignedCredential } from './access.js';
+import type { SignedCredential } from './context.js';
 import type { Services } from './context.js';
 
 /** A stored record as the API answers with it (docs/api.md, "Version records"). */
