@@ -31,6 +31,13 @@ export interface SimulatorOptions {
   release?: JenkinsRelease;
   /** Answer every request with a redirect to this address plus the path (http to https, a context path). */
   redirectTo?: string;
+  /**
+   * The header the crumb travels in. Jenkins takes it from the crumb issuer's descriptor
+   * (hudson.security.csrf.CrumbIssuerDescriptor.getCrumbRequestField): `Jenkins-Crumb`
+   * (CrumbIssuer.DEFAULT_CRUMB_NAME) unless the system property `hudson.security.csrf.requestfield`
+   * names another, as DefaultCrumbIssuer.DescriptorImpl reads it; Jenkins 1.x used `.crumb`.
+   */
+  crumbRequestField?: string;
 }
 
 export type JenkinsRelease = 'older' | 'current';
@@ -150,6 +157,10 @@ export class JenkinsSimulator {
   /** Every item's full name, depth first. */
   fullNames(group = this.items, prefix = ''): string[] {
     return [...group].flatMap(([name, item]) => [`${prefix}${name}`, ...(item.children ? this.fullNames(item.children, `${prefix}${name}/`) : [])]);
+  }
+
+  get crumbField(): string {
+    return this.options.crumbRequestField ?? 'Jenkins-Crumb';
   }
 
   get release(): JenkinsRelease {
@@ -274,7 +285,7 @@ export class JenkinsSimulator {
       this.sessions.set(session, crumb);
       return {
         status: 200,
-        body: JSON.stringify({ _class: 'hudson.security.csrf.DefaultCrumbIssuer', crumb, crumbRequestField: 'Jenkins-Crumb' }),
+        body: JSON.stringify({ _class: 'hudson.security.csrf.DefaultCrumbIssuer', crumb, crumbRequestField: this.crumbField }),
         headers: { 'content-type': 'application/json;charset=utf-8', 'set-cookie': `JSESSIONID.sim=${session}; Path=/; HttpOnly` },
       };
     }
@@ -337,7 +348,8 @@ export class JenkinsSimulator {
 
   private validCrumb(req: IncomingMessage): boolean {
     const session = /JSESSIONID\.sim=([0-9a-f]+)/.exec(req.headers.cookie ?? '')?.[1];
-    const crumb = req.headers['jenkins-crumb'];
+    // CrumbFilter reads the header the issuer names (crumbIssuer.getCrumbRequestField()).
+    const crumb = req.headers[this.crumbField.toLowerCase()];
     return session !== undefined && crumb !== undefined && this.sessions.get(session) === crumb;
   }
 

@@ -115,6 +115,18 @@ describe('jobs apply and diff against Jenkins', () => {
     expect(jenkins.item('report')?.xml).toContain('<scriptPath>ci/report.Jenkinsfile</scriptPath>');
   });
 
+  // Mutation this catches: report.ts not counting deletions as changes (diff then exits 0).
+  it('exits 6 from diff when the only changes are deletions', async () => {
+    const content = base();
+    await run('apply', await file(content));
+    content.pipelineJobs.splice(2, 1);
+    const diff = await run('diff', await file(content));
+    expect(diff.stdout).toContain('- delete job report');
+    expect(diff.stdout).not.toMatch(/^[+~] /m);
+    expect(diff.code).toBe(6);
+    expect((await run('apply', await file(content), '--dry-run')).code).toBe(6);
+  });
+
   it('deletes a job removed from the file, leaving hand-made jobs and other sources alone', async () => {
     jenkins.seed('handmade', owned('made by hand'));
     jenkins.seed('other-team', owned('theirs\n&lt;!-- managed by repoadmin; source: other.json@git.example.com/other --&gt;'));
@@ -390,6 +402,17 @@ describe('jobs apply and diff against Jenkins', () => {
     expect(apply.code).toBe(0);
     expect(jenkins.fullNames()).toContain('team/deploy');
     expect(jenkins.log.find((r) => r.path === '/crumbIssuer/api/json')?.status).toBe(404);
+  });
+
+  // Mutation this catches: a hard-coded `Jenkins-Crumb` header instead of the issuer's crumbRequestField.
+  it('sends the crumb in the header the crumb issuer names, not a fixed one', async () => {
+    await jenkins.stop();
+    jenkins = await startJenkins({ csrf: 'strict', users: { [USER]: TOKEN }, crumbRequestField: '.crumb' });
+    const apply = await run('apply', await file());
+    expect(apply.stderr).toBe('');
+    expect(apply.code).toBe(0);
+    expect(jenkins.fullNames()).toContain('team/deploy');
+    expect(jenkins.posts().every((r) => r.status < 400)).toBe(true);
   });
 
   it('maps Jenkins failures to the exit codes of docs/cli.md', async () => {
