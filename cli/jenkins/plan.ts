@@ -5,6 +5,7 @@ import type { JenkinsClient, LiveItem, LiveView } from './client.js';
 import type { Definitions, JobSpec } from './model.js';
 import { parentFolders } from './names.js';
 import { compareConfig } from './compare.js';
+import { mergeLive } from './merge.js';
 import { mapLimit } from './pool.js';
 import { isOwnedBy, markerOf, withMarker } from './source.js';
 import { CLASS, folderXml, jobXml, listViewXml } from './xml.js';
@@ -127,8 +128,11 @@ async function planJob(job: JobSpec, item: LiveItem | undefined, context: JobCon
     }
     return { ...base, action: 'replace', reason: `replaces a ${shortClass(item.className)}; its build history is lost` };
   }
-  const comparison = compareConfig(`job ${job.name}`, await context.client.getJobConfig(job.name), xml);
-  return comparison.equal ? { ...base, action: 'unchanged' } : { ...base, action: 'update', diff: comparison.diff };
+  const live = await context.client.getJobConfig(job.name);
+  // What the Jenkinsfile keeps on the job (parameters, tracked properties, actions) is sent back.
+  const merged = mergeLive(live, xml);
+  const comparison = compareConfig(`job ${job.name}`, live, merged);
+  return comparison.equal ? { ...base, xml: merged, action: 'unchanged' } : { ...base, xml: merged, action: 'update', diff: comparison.diff };
 }
 
 interface ViewContext extends PlanOptions {

@@ -17,7 +17,7 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { DOMParser, type Element, type Node } from '@xmldom/xmldom';
+import { DOMParser, type Document, type Element, type Node } from '@xmldom/xmldom';
 
 export interface SimulatorOptions {
   /**
@@ -102,6 +102,10 @@ const PLUGIN_OF: Record<string, string> = {
   'com.cloudbees.hudson.plugins.folder.Folder': 'cloudbees-folder@6.901.vb_4c7a_da_75da_3',
   'com.cloudbees.hudson.plugins.folder.icons.StockFolderIcon': 'cloudbees-folder@6.901.vb_4c7a_da_75da_3',
   'com.cloudbees.hudson.plugins.folder.health.WorstChildHealthMetric': 'cloudbees-folder@6.901.vb_4c7a_da_75da_3',
+  'org.jenkinsci.plugins.pipeline.modeldefinition.actions.DeclarativeJobAction': 'pipeline-model-definition@2.2218.v56d0cda_37c72',
+  'org.jenkinsci.plugins.pipeline.modeldefinition.actions.DeclarativeJobPropertyTrackerAction': 'pipeline-model-definition@2.2218.v56d0cda_37c72',
+  'org.jenkinsci.plugins.workflow.multibranch.JobPropertyTrackerAction': 'workflow-multibranch@783.787.v50539468395f',
+  'org.jenkinsci.plugins.workflow.job.properties.PipelineTriggersJobProperty': 'workflow-job@1436.vfa_244484591f',
 };
 
 export class JenkinsSimulator {
@@ -239,6 +243,118 @@ export class JenkinsSimulator {
     } catch {
       return undefined;
     }
+  }
+
+  /**
+   * A build of a Declarative Jenkinsfile that declares `parameters`, `triggers` or `options`:
+   * what pipeline-model-definition's Utils.updateJobProperties (src/main/groovy/org/jenkinsci/
+   * plugins/pipeline/modeldefinition/Utils.groovy) saves on the job. The tracker action of the
+   * previous build says what the Jenkinsfile defined before: those are replaced, everything else
+   * on the job is kept. Triggers are kept one per class (getTriggersToApply, a TreeSet by
+   * descriptor id), the Jenkinsfile's winning; parameters are merged by name; other properties
+   * one per class; `options { quietPeriod(n) }` sets the job's quietPeriod. Then the job gets a
+   * DeclarativeJobAction and a new DeclarativeJobPropertyTrackerAction (fields jobProperties,
+   * triggers, parameters, options: sets of descriptor ids and names).
+   */
+  declarativeBuild(fullName: string, declared: DeclaredProperties): void {
+    const item = this.buildable(fullName);
+    const root = parse(item.xml);
+    const document = root.ownerDocument!;
+    const actions = ensureChild(root, 'actions', 0);
+    const tracker = childElement(actions, DECLARATIVE_TRACKER);
+    const previous = (field: string) => new Set(tracker ? stringsOf(childElement(tracker, field)) : []);
+    const [prevProperties, prevTriggers, prevParameters] = [previous('jobProperties'), previous('triggers'), previous('parameters')];
+    const properties = ensureChild(root, 'properties', 3);
+
+    const newTriggers = (declared.triggers ?? []).map((t) => element(document, t.className, [['spec', t.spec]]));
+    const triggerProperty = childElement(properties, TRIGGERS_PROPERTY);
+    const existingTriggers = elementsOf(triggerProperty ? childElement(triggerProperty, 'triggers') : undefined);
+    const byClass = new Map(existingTriggers.filter((t) => !prevTriggers.has(t.nodeName)).map((t) => [t.nodeName, t]));
+    for (const trigger of newTriggers) byClass.set(trigger.nodeName, trigger);
+    if (triggerProperty) properties.removeChild(triggerProperty);
+    if (byClass.size > 0) {
+      const list = document.createElement('triggers');
+      for (const className of [...byClass.keys()].sort()) list.appendChild(byClass.get(className)!);
+      properties.appendChild(wrap(document, TRIGGERS_PROPERTY, list));
+    }
+
+    const parameterProperty = childElement(properties, PARAMETERS_PROPERTY);
+    const existingParameters = elementsOf(parameterProperty ? childElement(parameterProperty, 'parameterDefinitions') : undefined);
+    const declaredNames = new Set((declared.parameters ?? []).map((p) => p.name));
+    const keptParameters = existingParameters.filter((p) => {
+      const name = childElement(p, 'name')?.textContent ?? '';
+      return !declaredNames.has(name) && !prevParameters.has(name);
+    });
+    if (parameterProperty) properties.removeChild(parameterProperty);
+    const parameters = [...(declared.parameters ?? []).map((p) => stringParameter(document, p)), ...keptParameters];
+    if (parameters.length > 0) {
+      const list = document.createElement('parameterDefinitions');
+      for (const parameter of parameters) list.appendChild(parameter);
+      properties.appendChild(wrap(document, PARAMETERS_PROPERTY, list));
+    }
+
+    const newProperties = (declared.properties ?? []).map((xml) => document.importNode(parse(xml), true) as Element);
+    const newClasses = new Set(newProperties.map((p) => p.nodeName));
+    for (const property of elementsOf(properties)) {
+      if (property.nodeName === TRIGGERS_PROPERTY || property.nodeName === PARAMETERS_PROPERTY) continue;
+      if (prevProperties.has(property.nodeName) || newClasses.has(property.nodeName)) properties.removeChild(property);
+    }
+    for (const property of newProperties) properties.appendChild(property);
+
+    if (declared.quietPeriod !== undefined) {
+      const quiet = childElement(root, 'quietPeriod') ?? root.appendChild(document.createElement('quietPeriod'));
+      quiet.textContent = String(declared.quietPeriod);
+    }
+
+    if (!childElement(actions, DECLARATIVE_ACTION)) actions.appendChild(document.createElement(DECLARATIVE_ACTION));
+    if (tracker) actions.removeChild(tracker);
+    actions.appendChild(
+      element(document, DECLARATIVE_TRACKER, [
+        ['jobProperties', newProperties.map((p) => p.nodeName)],
+        ['triggers', newTriggers.map((t) => t.nodeName)],
+        ['parameters', [...declaredNames]],
+        ['options', declared.quietPeriod !== undefined ? ['quietPeriod'] : []],
+      ]),
+    );
+    this.saved(item, root);
+  }
+
+  /**
+   * A build of a scripted Jenkinsfile calling `properties([...])`: workflow-multibranch's
+   * JobPropertyStep.Execution.run. With a JobPropertyTrackerAction from an earlier run, only the
+   * properties it names are removed; without one (and no earlier run of the step) none are. The
+   * step's properties are then added (Job.addProperty) and the tracker replaced, naming them by
+   * descriptor id.
+   */
+  scriptedPropertiesBuild(fullName: string, propertyXml: string[]): void {
+    const item = this.buildable(fullName);
+    const root = parse(item.xml);
+    const document = root.ownerDocument!;
+    const actions = ensureChild(root, 'actions', 0);
+    const tracker = childElement(actions, SCRIPTED_TRACKER);
+    const previous = new Set(tracker ? stringsOf(childElement(tracker, 'jobPropertyDescriptors')) : []);
+    const properties = ensureChild(root, 'properties', 3);
+    for (const property of elementsOf(properties)) if (previous.has(property.nodeName)) properties.removeChild(property);
+    const added = propertyXml.map((xml) => document.importNode(parse(xml), true) as Element);
+    for (const property of added) properties.appendChild(property);
+    if (tracker) actions.removeChild(tracker);
+    actions.appendChild(element(document, SCRIPTED_TRACKER, [['jobPropertyDescriptors', added.map((p) => p.nodeName)]]));
+    this.saved(item, root);
+  }
+
+  /** A pipeline job that can build; anything else is a mistake in the test. */
+  private buildable(fullName: string): SimItem {
+    const item = this.item(fullName);
+    if (!item || item.className !== 'org.jenkinsci.plugins.workflow.job.WorkflowJob') throw new Error(`no pipeline job ${fullName}`);
+    return item;
+  }
+
+  /**
+   * A job saved by Jenkins itself (Job.save, XmlFile.write): on every release the stored file is
+   * then XStream's form of the live object, not the text a client sent.
+   */
+  private saved(item: SimItem, root: Element): void {
+    item.xml = reserialize(root);
   }
 
   /** The job names a view lists (ListView `jobNames/string`). */
@@ -491,6 +607,65 @@ function declaredText(body: Buffer): string {
 // (TextDecoder) means windows-1252, so it is decoded here as Node's latin1.
 function decode(body: Buffer, charset: string): string {
   return /^(iso-?8859-1|latin-?1)$/i.test(charset) ? body.toString('latin1') : new TextDecoder(charset).decode(body);
+}
+
+export interface DeclaredProperties {
+  /** `parameters { string(name: ..., defaultValue: ...) }`. */
+  parameters?: { name: string; defaultValue: string }[];
+  /** `triggers { cron(...) }` (hudson.triggers.TimerTrigger) or `pollSCM(...)` (SCMTrigger). */
+  triggers?: { className: string; spec: string }[];
+  /** `options { quietPeriod(n) }`. */
+  quietPeriod?: number;
+  /** Other `options` that are job properties, as XML (e.g. DisableConcurrentBuildsJobProperty). */
+  properties?: string[];
+}
+
+const TRIGGERS_PROPERTY = 'org.jenkinsci.plugins.workflow.job.properties.PipelineTriggersJobProperty';
+const PARAMETERS_PROPERTY = 'hudson.model.ParametersDefinitionProperty';
+const DECLARATIVE_ACTION = 'org.jenkinsci.plugins.pipeline.modeldefinition.actions.DeclarativeJobAction';
+const DECLARATIVE_TRACKER = 'org.jenkinsci.plugins.pipeline.modeldefinition.actions.DeclarativeJobPropertyTrackerAction';
+const SCRIPTED_TRACKER = 'org.jenkinsci.plugins.workflow.multibranch.JobPropertyTrackerAction';
+
+function elementsOf(parent: Element | undefined): Element[] {
+  return parent ? Array.from(parent.childNodes).filter((n): n is Element => n.nodeType === 1) : [];
+}
+
+function stringsOf(parent: Element | undefined): string[] {
+  return elementsOf(parent).filter((e) => e.nodeName === 'string').map((e) => e.textContent ?? '');
+}
+
+/** The child of that name, made at `position` among the element children when missing. */
+function ensureChild(root: Element, name: string, position: number): Element {
+  const found = childElement(root, name);
+  if (found) return found;
+  const made = root.ownerDocument!.createElement(name);
+  root.insertBefore(made, elementsOf(root)[position] ?? null);
+  return made;
+}
+
+function wrap(document: Document, name: string, inner: Element): Element {
+  const outer = document.createElement(name);
+  outer.appendChild(inner);
+  return outer;
+}
+
+/** `<name><field>text</field>...</name>`; a list field is a set of `<string>` (XStream's HashSet). */
+function element(document: Document, name: string, fields: [string, string | string[]][]): Element {
+  const made = document.createElement(name);
+  for (const [field, value] of fields) {
+    const child = document.createElement(field);
+    if (Array.isArray(value)) {
+      for (const text of [...value].sort()) child.appendChild(element(document, 'string', [])).appendChild(document.createTextNode(text));
+    } else child.appendChild(document.createTextNode(value));
+    made.appendChild(child);
+  }
+  return made;
+}
+
+// hudson.model.StringParameterDefinition: name and description (ParameterDefinition), then
+// defaultValue and trim.
+function stringParameter(document: Document, parameter: { name: string; defaultValue: string }): Element {
+  return element(document, 'hudson.model.StringParameterDefinition', [['name', parameter.name], ['defaultValue', parameter.defaultValue], ['trim', 'false']]);
 }
 
 function childElement(root: Element, name: string): Element | undefined {
