@@ -437,13 +437,29 @@ export class JenkinsSimulator {
     // AbstractItem.doConfigDotXml: updateByXml(new StreamSource(req.getReader())).
     if (verb === 'config.xml' && method === 'POST') return this.updateItem(item, requestText(req, body));
     if (verb === 'build') return this.build(item, url.searchParams.get('token'), method);
-    if (verb === 'doDelete' && method === 'POST') {
-      const group = this.groupOf(path)!;
-      group.delete(entryOf(group, path[path.length - 1]!)![0]);
-      // AbstractItem.doDoDelete redirects to the parent after deleting.
-      return { status: 302, headers: { location: '/' } };
-    }
+    if (verb === 'doDelete' && method === 'POST') return this.deleteItem(path, item);
     return { status: 405, body: 'Method Not Allowed' };
+  }
+
+  // AbstractItem.doDoDelete -> delete(): the item and its folder go (performDelete), then
+  // getParent().onDeleted and ItemListener.fireOnDeleted, where ListView.Listener.onDeleted takes
+  // the item's name out of every list view (hudson.model.ListView, jenkins core). doDoDelete
+  // then redirects to the parent's page.
+  private deleteItem(path: string[], item: SimItem): Answer {
+    const group = this.groupOf(path)!;
+    group.delete(entryOf(group, path[path.length - 1]!)![0]);
+    const fullName = path.join('/');
+    const gone = [fullName, ...(item.children ? this.fullNames(item.children, `${fullName}/`) : [])].map((n) => n.toLowerCase());
+    for (const view of this.views.values()) {
+      if (view.className !== 'hudson.model.ListView') continue;
+      const root = parse(view.xml);
+      const names = Array.from(root.getElementsByTagName('jobNames'))[0];
+      const listed = elementsOf(names).filter((e) => e.nodeName === 'string' && gone.includes((e.textContent ?? '').toLowerCase()));
+      if (listed.length === 0) continue;
+      for (const entry of listed) names!.removeChild(entry);
+      view.xml = jenkinsXml(root.toString());
+    }
+    return { status: 302, headers: { location: '/' } };
   }
 
   // Basic authentication with an API token (jenkins.security.BasicHeaderProcessor and

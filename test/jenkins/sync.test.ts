@@ -306,10 +306,16 @@ describe('jobs apply and diff against Jenkins', () => {
     const offTerminal = await run('apply', path, '--replace');
     expect(offTerminal.code).toBe(2);
 
+    const plan = await run('diff', path, '--replace');
+    expect(plan.stdout).toContain('~ update view Reports (posted again: Jenkins drops report from it when replacing)');
+
     const replaced = await run('apply', path, '--replace', '--yes');
     expect(replaced.code).toBe(0);
     expect(replaced.stdout).toContain('replaced job report');
     expect(jenkins.item('report')?.className).toBe('org.jenkinsci.plugins.workflow.multibranch.WorkflowMultiBranchProject');
+    // Jenkins took the deleted job out of its view (ListView.Listener.onDeleted); the view was posted again.
+    expect(jenkins.viewJobs('Reports')).toEqual(['report']);
+    expect((await run('diff', path)).code).toBe(0);
   });
 
   it('keeps the views of a job refused for its type: a refusal deletes nothing', async () => {
