@@ -717,6 +717,8 @@ interface Field {
   name: string;
   /** The value XStream writes when the field holds its default (primitive fields). */
   default?: string;
+  /** A Java `int` (a failed conversion leaves 0) or `Integer` (leaves null: the field is not written). */
+  type?: 'int' | 'Integer';
 }
 
 // The persisted (non-transient) fields of the classes `repoadmin jobs` writes, in the order
@@ -727,7 +729,7 @@ const FIELDS: Record<string, Field[]> = {
   // src/main/java/org/jenkinsci/plugins/workflow/job/WorkflowJob.java).
   'org.jenkinsci.plugins.workflow.job.WorkflowJob': [
     { name: 'actions' }, { name: 'displayName' }, { name: 'description' }, { name: 'keepDependencies', default: 'false' },
-    { name: 'properties' }, { name: 'definition' }, { name: 'triggers' }, { name: 'quietPeriod' }, { name: 'authToken' },
+    { name: 'properties' }, { name: 'definition' }, { name: 'triggers' }, { name: 'quietPeriod', type: 'Integer' }, { name: 'authToken' },
     { name: 'concurrentBuild' }, { name: 'disabled', default: 'false' },
   ],
   // workflow-cps plugin, plugin/src/main/java/org/jenkinsci/plugins/workflow/cps/CpsScmFlowDefinition.java.
@@ -739,14 +741,14 @@ const FIELDS: Record<string, Field[]> = {
   ],
   // core, src/main/java/hudson/tasks/LogRotator.java: removeLastBuild since 2.474.
   'hudson.tasks.LogRotator': [
-    { name: 'daysToKeep', default: '-1' }, { name: 'numToKeep', default: '-1' }, { name: 'artifactDaysToKeep' },
-    { name: 'artifactNumToKeep' }, { name: 'removeLastBuild', default: 'false' },
+    { name: 'daysToKeep', default: '-1', type: 'int' }, { name: 'numToKeep', default: '-1', type: 'int' }, { name: 'artifactDaysToKeep', type: 'Integer' },
+    { name: 'artifactNumToKeep', type: 'Integer' }, { name: 'removeLastBuild', default: 'false' },
   ],
   // core, hudson/triggers/Trigger.java and SCMTrigger.java.
   'hudson.triggers.SCMTrigger': [{ name: 'spec' }, { name: 'ignorePostCommitHooks', default: 'false' }],
   // cloudbees-folder plugin, .../folder/computed/DefaultOrphanedItemStrategy.java.
   'com.cloudbees.hudson.plugins.folder.computed.DefaultOrphanedItemStrategy': [
-    { name: 'pruneDeadBranches', default: 'false' }, { name: 'daysToKeep', default: '-1' }, { name: 'numToKeep', default: '-1' },
+    { name: 'pruneDeadBranches', default: 'false' }, { name: 'daysToKeep', default: '-1', type: 'int' }, { name: 'numToKeep', default: '-1', type: 'int' },
     { name: 'abortBuilds', default: 'false' },
   ],
   // cloudbees-folder plugin, .../folder/health/WorstChildHealthMetric.java.
@@ -754,14 +756,60 @@ const FIELDS: Record<string, Field[]> = {
 };
 
 /**
+ * XStream's IntConverter.fromString (com.thoughtworks.xstream.converters.basic): Long.decode, then
+ * anything from Integer.MIN_VALUE to 0xFFFFFFFF is cast to int, so 2^31..2^32-1 wrap to negative
+ * numbers; beyond that (or beyond a long) a NumberFormatException, which Jenkins'
+ * RobustReflectionConverter logs and skips, leaving the field as the object was allocated: 0 for
+ * an int, null for an Integer. Jenkins answers 200 either way.
+ */
+export function xstreamInt(text: string): number | undefined {
+  const trimmed = text.trim();
+  if (!/^[-+]?(0x[0-9a-f]+|#[0-9a-f]+|\d+)$/i.test(trimmed)) return undefined;
+  const negative = trimmed.startsWith('-');
+  const digits = trimmed.replace(/^[-+]/, '');
+  const magnitude = /^(0x|#)/i.test(digits) ? BigInt(`0x${digits.replace(/^(0x|#)/i, '')}`) : digits.length > 1 && digits.startsWith('0') ? BigInt(`0o${digits.slice(1)}`) : BigInt(digits);
+  const value = negative ? -magnitude : magnitude;
+  if (value > 0x7fffffffffffffffn || value < -0x8000000000000000n) return undefined;
+  if (value < -0x80000000n || value > 0xffffffffn) return undefined;
+  return Number(BigInt.asIntN(32, value));
+}
+
+/**
+ * hudson.triggers.Trigger.readResolve parses `spec` with CronTabList.create; a spec its lexer
+ * (hudson/scheduler/crontab.g) cannot read throws, and XStream's RobustCollectionConverter drops
+ * that trigger from the list while the job is saved with 200. The lexer reads digits, letters
+ * (H, the @ aliases), `* - / , ( ) @`, spaces and tabs; a `#` line is a comment and a first
+ * `TZ=` line names the zone.
+ */
+function cronLexerAccepts(spec: string): boolean {
+  const lines = spec.split(/\r?\n/).map((line) => line.replace(/^[\u0000-\u0020]+|[\u0000-\u0020]+$/g, ''));
+  return lines.every((line, index) => line.startsWith('#') || (index === 0 && line.startsWith('TZ=')) || /^[0-9A-Za-z*\-/,()@ \t]*$/.test(line));
+}
+
+/**
  * A config as current Jenkins writes the live object: the fields of the classes in FIELDS in
- * their order, with their defaults. Elements of other classes keep their order (the simulator
+ * their order, with their defaults, integer fields as XStream read them, and triggers whose spec
+ * Jenkins could not parse left out. Elements of other classes keep their order (the simulator
  * does not know their fields).
  */
 function reserialize(root: Element): string {
   const visit = (element: Element, className: string | undefined) => {
+    if (element.nodeName === 'triggers') {
+      for (const trigger of elementsOf(element)) {
+        const spec = childElement(trigger, 'spec');
+        if (spec && !cronLexerAccepts(spec.textContent ?? '')) element.removeChild(trigger);
+      }
+    }
     const fields = className ? FIELDS[className] : undefined;
     if (fields) {
+      for (const field of fields.filter((f) => f.type)) {
+        const held = childElement(element, field.name);
+        if (!held) continue;
+        const value = xstreamInt(held.textContent ?? '');
+        if (value !== undefined) held.textContent = String(value);
+        else if (field.type === 'int') held.textContent = '0';
+        else element.removeChild(held);
+      }
       const document = element.ownerDocument!;
       for (const field of fields) {
         if (field.default !== undefined && !childElement(element, field.name)) {

@@ -140,6 +140,15 @@ describe('jobs apply and diff against Jenkins', () => {
     expect(jenkins.fullNames().sort()).toEqual(['build', 'handmade', 'other-team', 'team', 'team/app', 'team/deploy']);
   });
 
+  // SCMTrigger with no schedule: Jenkins polls only when a post-commit hook (the git plugin's
+  // notifyCommit) asks, which is how webhook-only polling is configured.
+  it('takes an empty polling spec: an SCM trigger without a schedule, settled on the next apply', async () => {
+    const content = { pipelineJobs: [pipelineJob('hooked', { git: { repositoryId: 'hooked', repositoryUrl: 'https://git.example.com/team/hooked.git', repositoryTrigger: '' } })] };
+    expect((await run('apply', await file(content))).code).toBe(0);
+    expect(jenkins.item('hooked')?.xml).toMatch(/<hudson\.triggers\.SCMTrigger>\s*<spec\s*\/?>(<\/spec>)?/);
+    expect(await run('apply', await file(content))).toMatchObject({ code: 0, stdout: 'summary: 1 unchanged, 0 failed\n' });
+  });
+
   it('finds a job as deep as a name may go again on the next apply', async () => {
     const deep = { pipelineJobs: [pipelineJob('a/b/c/d/e/f/g/h/deepest')] };
     expect((await run('apply', await file(deep))).code).toBe(0);
