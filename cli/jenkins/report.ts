@@ -97,7 +97,8 @@ const DONE: Record<Action, string> = {
 
 export function resultLine(result: ItemResult): string {
   const { item } = result;
-  return result.ok ? `${DONE[item.action]} ${item.kind} ${item.name}` : `failed ${item.kind} ${item.name}: ${result.error}`;
+  const waited = result.waitedMs === undefined ? '' : ` (Jenkins took ${Math.round(result.waitedMs / 1000)} s to delete it)`;
+  return result.ok ? `${DONE[item.action]} ${item.kind} ${item.name}${waited}` : `failed ${item.kind} ${item.name}: ${result.error}`;
 }
 
 /** `3 created, 1 updated, 5 unchanged, 1 deleted, 1 failed`. */

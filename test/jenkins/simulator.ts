@@ -49,6 +49,10 @@ interface SimItem {
   xml: string;
   /** Builds started through the remote trigger or the build button. */
   builds?: number;
+  /** A build in progress: when it stops once interrupted (Date.now() ms), or never. */
+  running?: { stopsAt: number };
+  /** A delete is under way (jenkins.model.queue.ItemDeletion). */
+  deleting?: boolean;
   /** Folders and multibranch projects hold items. */
   children?: Map<string, SimItem>;
 }
@@ -71,6 +75,7 @@ interface Failure {
   headers?: Record<string, string>;
   /** How many more requests it answers; undefined: all. */
   times?: number;
+  body?: string;
 }
 
 // XStream aliases: workflow-job registers `flow-definition` for WorkflowJob
@@ -141,8 +146,8 @@ export class JenkinsSimulator {
   }
 
   /** Makes requests matching `path` answer `status`, to test failures of single items. */
-  failOn(method: string, path: RegExp, status: number, options: { headers?: Record<string, string>; times?: number } = {}): void {
-    this.failures.push({ method, path, status, headers: options.headers, times: options.times });
+  failOn(method: string, path: RegExp, status: number, options: { headers?: Record<string, string>; times?: number; body?: string } = {}): void {
+    this.failures.push({ method, path, status, headers: options.headers, times: options.times, body: options.body });
   }
 
   /** An item as stored, by full name (`a/b`). */
@@ -373,14 +378,14 @@ export class JenkinsSimulator {
       res.end(text);
     };
     try {
-      const answer = this.route(req, url, body);
+      const answer = await this.route(req, url, body);
       reply(answer.status, answer.body ?? '', answer.headers);
     } catch (error) {
       reply(500, `simulator failure: ${(error as Error).message}`);
     }
   }
 
-  private route(req: IncomingMessage, url: URL, body: Buffer): Answer {
+  private route(req: IncomingMessage, url: URL, body: Buffer): Answer | Promise<Answer> {
     const method = req.method ?? 'GET';
     // A proxy sending http to https, or a Jenkins at a context path (--prefix=/jenkins) reached
     // without it: a redirect to the same path at the other address.
@@ -389,6 +394,12 @@ export class JenkinsSimulator {
     }
     const authProblem = this.authenticate(req);
     if (authProblem) return authProblem;
+
+    const injected = this.failures.find((f) => f.method === method && f.path.test(url.pathname + url.search) && f.times !== 0);
+    if (injected) {
+      if (injected.times !== undefined) injected.times--;
+      return { status: injected.status, body: injected.body ?? `Injected failure ${injected.status}`, headers: injected.headers };
+    }
 
     // The crumb issuer (hudson.security.csrf.DefaultCrumbIssuer, /crumbIssuer/api/json). Since
     // Jenkins 2.186 (SECURITY-626) a crumb is only valid with the web session it was issued to,
@@ -410,12 +421,6 @@ export class JenkinsSimulator {
     // "No valid crumb was included in the request".
     if (method === 'POST' && this.options.csrf === 'strict' && !this.validCrumb(req)) {
       return { status: 403, body: 'No valid crumb was included in the request' };
-    }
-
-    const injected = this.failures.find((f) => f.method === method && f.path.test(url.pathname + url.search) && f.times !== 0);
-    if (injected) {
-      if (injected.times !== undefined) injected.times--;
-      return { status: injected.status, body: `Injected failure ${injected.status}`, headers: injected.headers };
     }
 
     if (url.pathname === '/api/json' && method === 'GET') return this.apiJson(url.searchParams.get('tree'));
@@ -441,11 +446,35 @@ export class JenkinsSimulator {
     return { status: 405, body: 'Method Not Allowed' };
   }
 
-  // AbstractItem.doDoDelete -> delete(): the item and its folder go (performDelete), then
-  // getParent().onDeleted and ItemListener.fireOnDeleted, where ListView.Listener.onDeleted takes
-  // the item's name out of every list view (hudson.model.ListView, jenkins core). doDoDelete
-  // then redirects to the parent's page.
-  private deleteItem(path: string[], item: SimItem): Answer {
+  /**
+   * A build of the job is running, and stops `stopsAfterMs` after it is interrupted (never when
+   * undefined), as a build that cleans up, or ignores the interrupt, does.
+   */
+  startRunningBuild(fullName: string, stopsAfterMs?: number): void {
+    const item = this.item(fullName);
+    if (!item) throw new Error(`no job ${fullName}`);
+    item.builds = (item.builds ?? 0) + 1;
+    item.running = { stopsAt: stopsAfterMs === undefined ? Number.POSITIVE_INFINITY : stopsAfterMs };
+  }
+
+  // AbstractItem.doDoDelete -> delete(): a second delete while one is under way is refused
+  // (ItemDeletion.register, Failure "is currently being deleted", 400). Running builds are
+  // interrupted and waited for, up to 15 s (`expiration = System.nanoTime() + 15 s`); builds still
+  // running then fail the delete (Failure AbstractItem_FailureToStopBuilds, 400) and the item
+  // stays. Otherwise the item and its folder go (performDelete), then getParent().onDeleted and
+  // ItemListener.fireOnDeleted, where ListView.Listener.onDeleted takes the item's name out of
+  // every list view (hudson.model.ListView). doDoDelete redirects to the parent's page
+  // (`rsp.sendRedirect2(req.getContextPath() + '/' + getParent().getUrl())`).
+  private async deleteItem(path: string[], item: SimItem): Promise<Answer> {
+    if (item.deleting) return { status: 400, body: `${path.join('/')} is currently being deleted` };
+    if (item.running) {
+      item.deleting = true;
+      const waited = Math.min(item.running.stopsAt, STOP_BUILDS_WAIT_MS);
+      await new Promise((resolve) => setTimeout(resolve, waited));
+      item.deleting = false;
+      if (item.running.stopsAt > STOP_BUILDS_WAIT_MS) return { status: 400, body: `Failed to stop 1 build(s) of ${path.join('/')}` };
+      item.running = undefined;
+    }
     const group = this.groupOf(path)!;
     group.delete(entryOf(group, path[path.length - 1]!)![0]);
     const fullName = path.join('/');
@@ -459,7 +488,8 @@ export class JenkinsSimulator {
       for (const entry of listed) names!.removeChild(entry);
       view.xml = jenkinsXml(root.toString());
     }
-    return { status: 302, headers: { location: '/' } };
+    const parent = path.slice(0, -1).map((segment) => `job/${encodeURIComponent(segment)}/`).join('');
+    return { status: 302, headers: { location: `${this.url}/${parent}` } };
   }
 
   // Basic authentication with an API token (jenkins.security.BasicHeaderProcessor and
@@ -635,6 +665,9 @@ export interface DeclaredProperties {
   /** Other `options` that are job properties, as XML (e.g. DisableConcurrentBuildsJobProperty). */
   properties?: string[];
 }
+
+/** How long AbstractItem.delete waits for interrupted builds to stop. */
+export const STOP_BUILDS_WAIT_MS = 15_000;
 
 const TRIGGERS_PROPERTY = 'org.jenkinsci.plugins.workflow.job.properties.PipelineTriggersJobProperty';
 const PARAMETERS_PROPERTY = 'hudson.model.ParametersDefinitionProperty';

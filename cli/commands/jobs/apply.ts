@@ -49,6 +49,10 @@ export async function runApply(options: ApplyOptions, deps: Pick<Deps, 'env' | '
   const results = await executePlan(plan, client, {
     concurrency: options.concurrency,
     onProgress: progress ? (done, total, result) => deps.io.err(`[${done}/${total}] ${resultLine(result)}`) : undefined,
+    // Said on any stream (not only a terminal): a seed job's log then explains a long step.
+    onWaiting: deps.settings.quiet || deps.settings.json
+      ? undefined
+      : (item) => deps.io.err(`waiting for Jenkins to delete job ${item.name}: it stops the job's running builds first (up to 15 s), then removes its builds`),
   });
   const failure = applyFailure(results);
   return { ...applyReport(plan, results), ...(failure ? { failure } : {}) };

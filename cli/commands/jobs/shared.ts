@@ -2,6 +2,7 @@
 // and the sync flags of diff and apply (diff shows what apply with the same flags would do).
 import { Command } from 'commander';
 import { AppError } from '../../../common/errors.js';
+import { timeoutFrom } from '../../api/client.js';
 import type { Deps } from '../../deps.js';
 import type { JenkinsConnection } from '../../jenkins/client.js';
 import type { ItemResult } from '../../jenkins/execute.js';
@@ -109,7 +110,7 @@ export async function jenkinsConnection(flags: JenkinsFlags, deps: Pick<Deps, 'e
   if (flags.jenkinsTokenStdin && !token) throw new AppError('usage', '--jenkins-token-stdin: standard input was empty');
   if (token && !user) throw new AppError('usage', 'an API token needs a user: pass --jenkins-user or set JENKINS_USER');
   if (user && !token) throw new AppError('usage', `no API token for ${user}: set JENKINS_API_TOKEN or pass --jenkins-token-stdin`);
-  return { url, user, token };
+  return { url, user, token, timeoutMs: timeoutFrom(deps.env) };
 }
 
 
