@@ -181,7 +181,7 @@ describe('jobs apply and diff against Jenkins', () => {
     jenkins.seed('report', legacy('report'));
     const rewrite = await run('apply', await file(), '--yes');
     expect(rewrite.stdout).toContain('updated job report');
-    expect(jenkins.item('report')?.xml).toContain(`source: ${SOURCE}; item: report --&gt;`);
+    expect(jenkins.item('report')?.xml).toContain(`Managed by repoadmin from ${SOURCE} (item report): edits made in Jenkins are overwritten by the next apply.`);
   });
 
   // Jenkins item names ignore case: `Report` in the file is the job `report` Jenkins holds.
@@ -296,7 +296,7 @@ describe('jobs apply and diff against Jenkins', () => {
 
     const adopted = await run('apply', path, '--adopt');
     expect(adopted.code).toBe(0);
-    expect(jenkins.item('build')?.xml).toContain(`source: ${SOURCE}`);
+    expect(jenkins.item('build')?.xml).toContain(`Managed by repoadmin from ${SOURCE} (item build)`);
     expect(jenkins.viewJobs('Builds')).toContain('build');
   });
 
