@@ -441,6 +441,15 @@ describe('jobs apply and diff against Jenkins', () => {
     expect(noUrl.code).toBe(2);
     expect(noUrl.stderr).toContain('JENKINS_URL');
 
+    // The shared HTTP core: a TLS failure says what it means, and REPOADMIN_TIMEOUT is checked.
+    const tls = await repoadmin(['jobs', 'diff', path], { env: { ...jenkinsEnv(jenkins), JENKINS_URL: jenkins.url.replace('http:', 'https:') } });
+    expect(tls.code).toBe(5);
+    expect(tls.stderr).toMatch(/cannot reach Jenkins at https:\/\/127\.0\.0\.1:\d+ \((EPROTO|ERR_SSL_WRONG_VERSION_NUMBER)\): no TLS on the other side/);
+
+    const badTimeout = await repoadmin(['jobs', 'diff', path], { env: { ...jenkinsEnv(jenkins), REPOADMIN_TIMEOUT: 'soon' } });
+    expect(badTimeout.code).toBe(2);
+    expect(badTimeout.stderr).toContain('REPOADMIN_TIMEOUT must be a number of seconds');
+
     const url = jenkins.url;
     await jenkins.stop();
     const down = await repoadmin(['jobs', 'diff', path], { env: { JENKINS_URL: url } });
