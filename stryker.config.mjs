@@ -20,7 +20,8 @@ export const MODULES = {
   },
   publish: {
     name: 'the latest rule and publish policy',
-    mutate: ['server/services/versions.ts', 'server/db/versions.ts'],
+    // The table module's rows, publish key and upserts, and its latest lookup (not its search).
+    mutate: ['server/services/versions.ts', 'server/db/versions.ts:56-125', 'server/db/versions.ts:267-303'],
     tests: ['test/server/publish-check.test.ts', 'test/server/repositories.test.ts', 'test/server/boundaries.test.ts'],
   },
   jobs: {
