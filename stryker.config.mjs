@@ -27,7 +27,7 @@ export const MODULES = {
   jobs: {
     name: 'jobs planning and comparison',
     mutate: ['cli/jenkins/plan.ts', 'cli/jenkins/compare.ts'],
-    tests: ['test/jenkins/sync.test.ts', 'test/jenkins/golden.test.ts', 'test/jenkins/flags.test.ts', 'test/jenkins/branches.test.ts'],
+    tests: ['test/jenkins/sync.test.ts', 'test/jenkins/golden.test.ts', 'test/jenkins/branches.test.ts'],
   },
 };
 

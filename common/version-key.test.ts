@@ -65,6 +65,7 @@ describe('versionKey, as stored', () => {
       ['1.999999999', '011.09999999999!9!'],
       ['1.1000000000', '011.101000000000!9!'],
       ['1.0-alpha-beta', '011!1beta!'],
+      ['1.0alpha-beta', '011!1beta!'],
       ['1.0-a1', '011!1011!'],
       ['1.0-alpha1', '011!1011!'],
       ['1.0-b2', '011!2012!'],
@@ -90,5 +91,7 @@ describe('versionKey, as stored', () => {
     expect(byteOrder(versionKey('1.999999999'), versionKey('1.1000000000'))).toBe(-1);
     expect(versionKey('1.001')).toBe(versionKey('1.1'));
     expect(byteOrder(versionKey('1'), versionKey('1.05'))).toBe(-1);
+    // Numbers are cut to 99 digits, so that their length fits its two digits.
+    expect(byteOrder(versionKey(`1.1${'0'.repeat(98)}`), versionKey(`1.${'9'.repeat(120)}`))).toBe(-1);
   });
 });
