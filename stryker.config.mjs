@@ -51,6 +51,8 @@ export default {
   ignorePatterns: ['dist', 'reports', 'bench/results', '.stryker-tmp'],
   concurrency: 2,
   timeoutMS: 30_000,
+  // The first run of the server tests, on a busy machine, takes minutes.
+  dryRunTimeoutMinutes: 30,
   reporters: ['clear-text', 'html', 'json', 'progress'],
   htmlReporter: { fileName: `reports/mutation/${RUN}.html` },
   jsonReporter: { fileName: `reports/mutation/${RUN}.json` },
