@@ -58,6 +58,8 @@ describe('versionKey, as stored', () => {
     const keys: [string, string][] = [
       ['1.0.0', '011!9!'],
       ['v2.1+build.5', '012.011!9!'],
+      // Build metadata runs to the end of the text: a line break ends none.
+      ['1.0+a\nb', '011!5+.a.\n.b!'],
       [' 1.0 ', '011!9!'],
       ['1.001', '011.011!9!'],
       ['1.05', '011.015!9!'],
