@@ -182,6 +182,7 @@ function checkFile(text: string): { file?: DefinitionFile; errors: FieldError[] 
 }
 
 /** What XML 1.0 cannot hold, not even as a character reference: most C0 controls, U+FFFE/F, lone surrogates. */
+// eslint-disable-next-line no-control-regex -- matches the characters XML cannot hold, on purpose
 const NOT_XML = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]|\p{Cs}/u;
 
 /** Every string of the file ends up in a config.xml: one that XML cannot hold is an error here, not a 500 from Jenkins. */
