@@ -22,7 +22,8 @@ export interface RunOptions {
 function announce(io: Io, cli: string, port: number, description: string, adminMustChangePassword: boolean): void {
   if (adminMustChangePassword) {
     io.err(
-      'first start: created the administrator "admin" with the password "password"; it must be changed before anything else:\n' +
+      'first start: created the administrator "admin" with the password "password", accepted only from this machine (loopback) ' +
+        'and to be changed before anything else (REPO_MAN_ADMIN_PASSWORD sets another first password):\n' +
         `  ${cli} login --url http://localhost:${port} --username admin && ${cli} user passwd\n` +
         `  or: PUT /v1/users/${DEFAULT_ADMIN_ID}/password with {"password": "<new password>"}`,
     );

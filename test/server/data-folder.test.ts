@@ -95,3 +95,21 @@ describe('the embedded database folder', { timeout: FIRST_START_TESTS_MS }, () =
     if (asNobody) expect(nobodyCanRead(path.join(dataDir, 'PG_VERSION'))).toBe(false);
   });
 });
+
+describe('a first start without a first password', () => {
+  it('stops, naming REPO_MAN_ADMIN_PASSWORD, when REPO_MAN_REQUIRE_ADMIN_PASSWORD is true (as in the image)', async () => {
+    const config = { ...loadConfig([], { REPO_MAN_REQUIRE_ADMIN_PASSWORD: 'true', REPO_MAN_DATA_DIR: 'memory://' }), bcryptCost: 4 };
+    const database = await openDatabase(config.db);
+    try {
+      await expect(prepareDatabase(database.db, config, createPasswords(4))).rejects.toThrow(
+        /first start: set REPO_MAN_ADMIN_PASSWORD \(or REPO_MAN_ADMIN_PASSWORD_FILE/,
+      );
+      expect(await database.db('users').count({ n: '*' })).toEqual([{ n: 0 }]);
+      // With one, the same start goes on.
+      await prepareDatabase(database.db, { ...config, adminPassword: 'image-admin-pw' }, createPasswords(4));
+      expect(await database.db('users').pluck('username')).toEqual(['admin']);
+    } finally {
+      await database.close();
+    }
+  });
+});
