@@ -53,7 +53,7 @@ export async function runServer(args: string[], env: NodeJS.ProcessEnv, io: Io, 
   // stop signal before the server is ready ends the process, as the signal's default would.
   const early = await Promise.race([starting.then(() => undefined), stopSignal]);
   if (early !== undefined) {
-    io.err(`${early} while starting: stopping before the server was ready`);
+    if (cluster.isPrimary) io.err(`${early} while starting: stopping before the server was ready`);
     log.flush();
     process.exit(early === 'SIGINT' ? 130 : 143);
   }
@@ -63,8 +63,9 @@ export async function runServer(args: string[], env: NodeJS.ProcessEnv, io: Io, 
   if (cluster.isPrimary) announce(io, cli, server.port, server.description, server.adminMustChangePassword);
 
   const stopped = await stopSignal;
-  io.err(`${stopped}: stopping; finishing requests in flight`);
+  // Workers stop quietly (also above, while starting): the primary says it once for all of them.
+  if (cluster.isPrimary) io.err(`${stopped}: stopping; finishing requests in flight`);
   await server.stop(SHUTDOWN_GRACE_MS);
   log.flush();
-  io.err('stopped');
+  if (cluster.isPrimary) io.err('stopped');
 }
