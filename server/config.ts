@@ -1,4 +1,6 @@
 // Server settings: startup arguments win over REPO_MAN_* variables, which win over defaults (docs/api.md, "Configuration").
+import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { AppError } from '../common/errors.js';
@@ -28,10 +30,14 @@ export interface ServerConfig {
     /** How long one statement may run, on the server and, a little later, on the client side. */
     statementTimeoutMs: number;
   };
+  /** Address to listen on; undefined: every interface. */
+  host?: string;
   port: number;
   jwt: { secret?: string; ttlSeconds: number; issuer: string };
   /** The first administrator's password; when set it need not be changed. */
   adminPassword?: string;
+  /** A first start without adminPassword is refused (the image: nobody may take over the documented one). */
+  requireAdminPassword: boolean;
   searchPublic: boolean;
   bcryptCost: number;
   trustProxy: boolean;
@@ -95,6 +101,18 @@ function parseArgs(args: string[]): Map<string, string> {
   return values;
 }
 
+/** The first password from REPO_MAN_ADMIN_PASSWORD_FILE: the file's text without its final line break. */
+function readAdminPasswordFile(file: { value: string; source: string } | undefined): { value: string; source: string } | undefined {
+  if (!file) return undefined;
+  let text: string;
+  try {
+    text = fs.readFileSync(file.value, 'utf8');
+  } catch (error) {
+    throw usage(`${file.source}: cannot read ${file.value} (${(error as NodeJS.ErrnoException).code ?? 'unreadable'})`);
+  }
+  return { value: text.replace(/\r?\n$/, ''), source: `${file.source} (${file.value})` };
+}
+
 export function loadConfig(args: string[], env: NodeJS.ProcessEnv): ServerConfig {
   const argValues = parseArgs(args);
 
@@ -145,7 +163,7 @@ export function loadConfig(args: string[], env: NodeJS.ProcessEnv): ServerConfig
   if (secret && Buffer.byteLength(secret.value, 'utf8') < 32) {
     throw usage(`${secret.source} must be at least 32 bytes long (it signs every token); leave it unset to have one generated`);
   }
-  const adminPassword = raw('adminPassword');
+  const adminPassword = raw('adminPassword') ?? readAdminPasswordFile(raw('adminPasswordFile'));
   const adminProblem = adminPassword && passwordProblem(adminPassword.value);
   if (adminPassword && adminProblem) {
     throw usage(`${adminPassword.source} breaks the password rules: ${adminProblem}`);
@@ -153,6 +171,10 @@ export function loadConfig(args: string[], env: NodeJS.ProcessEnv): ServerConfig
   const workers = int('workers', 1, 64);
   if (workers > 1 && kind === 'pglite') {
     throw usage(`${label('workers')} needs a database server (PostgreSQL, MariaDB or MySQL): the embedded database can be open in one process only`);
+  }
+  const host = raw('host');
+  if (host && !net.isIP(host.value) && !/^[A-Za-z0-9]([A-Za-z0-9.-]{0,252})$/.test(host.value)) {
+    throw usage(`${host.source} must be an IP address or a host name, not "${host.value}"`);
   }
   const dataHome = env.XDG_DATA_HOME || path.join(env.HOME || os.homedir(), '.local', 'share');
 
@@ -171,6 +193,7 @@ export function loadConfig(args: string[], env: NodeJS.ProcessEnv): ServerConfig
       connectTimeoutMs: int('dbConnectTimeout', 1, 600) * 1000,
       statementTimeoutMs: int('dbStatementTimeout', 1, 3600) * 1000,
     },
+    host: host?.value,
     port: int('port', 0, 65535),
     jwt: {
       secret: secret?.value,
@@ -178,6 +201,7 @@ export function loadConfig(args: string[], env: NodeJS.ProcessEnv): ServerConfig
       issuer: str('jwtIssuer'),
     },
     adminPassword: adminPassword?.value,
+    requireAdminPassword: bool('requireAdminPassword'),
     searchPublic: bool('searchPublic'),
     // bcrypt allows 31, but each step doubles the time: 18 already takes about 16 s a hash here.
     bcryptCost: int('bcryptCost', 4, 18),

@@ -6,6 +6,7 @@ import { isProjectToken } from '../../../common/schemas/tokens.js';
 import { tokenClaims } from '../../api/session.js';
 import { normalizeUrl } from '../../config/url.js';
 import { canPrompt, type Deps } from '../../deps.js';
+import { cliInvocation } from '../../invocation.js';
 import type { Report } from '../../output/index.js';
 import { action, example, passwordFromStdin, valueOrAsk } from '../support.js';
 
@@ -94,7 +95,7 @@ export async function runLogin(opts: LoginOptions, deps: LoginDeps): Promise<Rep
   const project = answer.projectName ? `, project ${answer.projectName}` : '';
   const notes = [`Logged in to ${url} as ${answer.username} (${answer.role}${project}); the token is valid until ${answer.expiresAt}.`];
   if (answer.mustChangePassword) {
-    notes.push(`The password of ${answer.username} must be changed before anything else works: run repoadmin user passwd`);
+    notes.push(`The password of ${answer.username} must be changed before anything else works: run ${cliInvocation(deps.env, process.argv[1] ?? 'repoadmin', process.cwd())} user passwd`);
   }
   return { json: { url, username: answer.username }, notes };
 }

@@ -163,6 +163,7 @@ export async function runSearch(opts: SearchOptions, deps: Pick<Deps, 'io' | 'ap
     throw new AppError('failed', `--latest matched ${matched} records (${named.join('; ')}): add --branch or --project to pick one`);
   }
   const notes: string[] = [];
+  if (opts.all && opts.paging.size !== undefined) notes.push(`--all fetches every record, ${ALL_PAGE_SIZE} a request: --size is ignored.`);
   if (records.length === 0 && answer.page.totalElements > 0) {
     notes.push(`Page ${answer.page.currentPage} is past the last page (${answer.page.totalPages}) of the ${answer.page.totalElements} records that match ${describe(opts.filters)}.`);
   } else if (records.length === 0) notes.push(`No versions match ${describe(opts.filters)}.`);

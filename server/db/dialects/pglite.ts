@@ -76,13 +76,45 @@ interface PGliteModule {
   PGlite: { new (dataDir: string, options: { startParams: string[] }): unknown; defaultStartParams: string[] };
 }
 
+/** Where a first start creates the embedded database before moving it into the data folder. */
+const STAGING = '.repoadmin-initdb';
+
 /**
  * Creates a new embedded database (initdb) in a child process. In the server's own process initdb
  * would grow the WebAssembly heap to about 800 MB, which it never gives back; the child's memory
  * goes away with it. Nothing to do when the folder already holds a database.
+ *
+ * The database is made in a folder inside the data folder (which may be a volume's mount point, so
+ * it cannot itself be renamed), renamed to "done" when initdb has finished, then moved into place
+ * with PG_VERSION, the mark of a database, last: a first start interrupted anywhere leaves either
+ * nothing half made (the next start begins again) or a finished database still to move (the next
+ * start finishes the move).
  */
 async function initdbInChild(dir: string): Promise<void> {
-  if (fs.existsSync(path.join(dir, 'PG_VERSION'))) return;
+  const staging = path.join(dir, STAGING);
+  if (fs.existsSync(path.join(dir, 'PG_VERSION'))) {
+    fs.rmSync(staging, { recursive: true, force: true });
+    return;
+  }
+  const done = path.join(staging, 'done');
+  if (!fs.existsSync(done)) {
+    fs.rmSync(staging, { recursive: true, force: true });
+    fs.mkdirSync(staging, { mode: 0o700 });
+    const made = path.join(staging, 'new');
+    await runInitdb(made);
+    fs.renameSync(made, done);
+  }
+  const entries = fs.readdirSync(done).filter((entry) => entry !== 'PG_VERSION');
+  for (const entry of [...entries, 'PG_VERSION']) {
+    if (fs.existsSync(path.join(dir, entry))) {
+      throw new AppError('usage', `the embedded database folder ${dir} holds "${entry}", which is not an embedded database's: choose an empty folder with --repoadmin_data_dir / REPO_MAN_DATA_DIR`);
+    }
+    fs.renameSync(path.join(done, entry), path.join(dir, entry));
+  }
+  fs.rmSync(staging, { recursive: true, force: true });
+}
+
+async function runInitdb(dir: string): Promise<void> {
   const entry = require.resolve('@electric-sql/pglite');
   const code =
     `require(${JSON.stringify(entry)}).PGlite.create(process.argv[1]).then((db) => db.close())` +
@@ -99,11 +131,42 @@ async function initdbInChild(dir: string): Promise<void> {
   });
 }
 
+const FOLDER_PROBLEMS: Record<string, string> = {
+  ENOTDIR: 'is a file (or a path through a file), not a folder',
+  EEXIST: 'is a file, not a folder',
+  EACCES: 'cannot be written by this user',
+  EPERM: 'belongs to another user (it must belong to the user the server runs as)',
+  EROFS: 'is on a read-only file system',
+  ENOSPC: 'is on a full disk',
+  EDQUOT: 'is on a disk whose quota is used up',
+};
+
+/** A file system error on the data folder as a message naming the folder, the user and the setting. */
+function folderProblem(error: unknown, dir: string): unknown {
+  const code = (error as NodeJS.ErrnoException).code;
+  const problem = code && FOLDER_PROBLEMS[code];
+  if (!problem) return error;
+  const user = process.getuid ? `; this server runs as uid ${process.getuid()}` : '';
+  return new AppError(
+    'usage',
+    `the embedded database folder ${dir} ${problem}${user}: fix it or choose another with --repoadmin_data_dir / REPO_MAN_DATA_DIR`,
+    { cause: error },
+  );
+}
+
 /** Opens (creating it when new) the embedded database; `close` also lets go of the folder's lock. */
 export async function openPglite(config: ServerConfig['db']): Promise<{ db: Knex; description: string; warnings: string[]; close(): Promise<void> }> {
   const inMemory = config.dataDir === MEMORY;
-  const warnings = inMemory ? [] : protectDataDir(config.dataDir);
-  const release = inMemory ? () => {} : lockDataDir(config.dataDir);
+  let warnings: string[] = [];
+  let release = () => {};
+  try {
+    if (!inMemory) {
+      warnings = protectDataDir(config.dataDir);
+      release = lockDataDir(config.dataDir);
+    }
+  } catch (error) {
+    throw folderProblem(error, config.dataDir);
+  }
   try {
     const ClientPgLite = require('knex-pglite') as typeof Knex.Client;
     let connection = {};
@@ -138,6 +201,6 @@ export async function openPglite(config: ServerConfig['db']): Promise<{ db: Knex
     };
   } catch (error) {
     release();
-    throw error;
+    throw folderProblem(error, config.dataDir);
   }
 }
