@@ -5,6 +5,7 @@ import { AppError } from '../common/errors.js';
 import { passwordProblem } from '../common/schemas/users.js';
 import { closest } from '../common/suggest.js';
 import { SETTINGS, type Setting } from './settings.js';
+import { parseDurations, parseNetworks } from './webhooks/settings.js';
 
 /** `mysql` covers MariaDB and MySQL: one driver (`mysql2`), one dialect. */
 export type DbKind = 'pglite' | 'postgres' | 'mysql';
@@ -41,6 +42,15 @@ export interface ServerConfig {
   warnings: string[];
   /** Processes serving requests (node:cluster); more than one only on a database server. */
   workers: number;
+  /** Events, webhooks and the audit log (docs/webhooks.md). */
+  events: {
+    days: number;
+    auditDays: number;
+    /** Waits before each retry of a webhook delivery, in milliseconds. */
+    retrySchedule: number[];
+    /** CIDR networks a webhook may reach though the address rules refuse them. */
+    allowNetworks: string[];
+  };
 }
 
 
@@ -154,6 +164,14 @@ export function loadConfig(args: string[], env: NodeJS.ProcessEnv): ServerConfig
   if (workers > 1 && kind === 'pglite') {
     throw usage(`${label('workers')} needs a database server (PostgreSQL, MariaDB or MySQL): the embedded database can be open in one process only`);
   }
+  const listed = <T>(name: SettingName, parse: (text: string) => T) => {
+    const r = raw(name);
+    try {
+      return parse(r?.value ?? SETTINGS[name].default);
+    } catch (error) {
+      throw usage(`${r?.source ?? label(name)}: ${(error as Error).message}`);
+    }
+  };
   const dataHome = env.XDG_DATA_HOME || path.join(env.HOME || os.homedir(), '.local', 'share');
 
   return {
@@ -185,6 +203,12 @@ export function loadConfig(args: string[], env: NodeJS.ProcessEnv): ServerConfig
     metrics: bool('metrics'),
     logLevel,
     workers,
+    events: {
+      days: int('eventsDays', 1, 3650),
+      auditDays: int('auditDays', 1, 36500),
+      retrySchedule: listed('webhookRetrySchedule', parseDurations),
+      allowNetworks: raw('webhookAllowNetworks') ? listed('webhookAllowNetworks', parseNetworks) : [],
+    },
     warnings: SECRETS.filter((name) => argValues.has(SETTINGS[name].arg)).map(
       (name) => `--${SETTINGS[name].arg} is visible to every local user (ps, /proc): set ${SETTINGS[name].env[0]} in the environment instead`,
     ),

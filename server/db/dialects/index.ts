@@ -31,6 +31,9 @@ export interface PublishKey {
   version: string;
 }
 
+/** What a change to versions is, beside a publish (server/db/events.ts, markVersionChange). */
+export type VersionChange = 'latest' | 'restore' | 'quiet';
+
 export interface Dialect {
   name: 'postgres' | 'mysql';
   /** What follows `?? like ?` so that a backslash escapes `%`, `_` and itself. */
@@ -72,6 +75,13 @@ export interface Dialect {
   updateAndRead(db: Db, table: string, where: Record<string, unknown>, changes: Record<string, unknown>, column: string): Promise<unknown>;
   /** Runs a statement built once (server/db/statements.ts) with its values; its rows. */
   runStatement(db: Db, statement: Statement, values: unknown[]): Promise<Record<string, unknown>[]>;
+  /**
+   * Marks what the transaction's next changes to versions are, for the event triggers (migration
+   * 20261125100000_events): null is a publish. The caller clears it before the transaction ends.
+   */
+  setVersionChange(trx: Knex.Transaction, change: VersionChange | null): Promise<void>;
+  /** The database's time now plus `ms` milliseconds (leases and retries run on database time). */
+  nowPlus(db: Db, ms: number): Knex.Raw;
   /** Classifies a driver error: database unreachable, worth retrying (deadlock, lock timeout), unique key clash. */
   classifyError(error: unknown): ErrorClass | undefined;
 }

@@ -177,6 +177,14 @@ export const postgresDialect: Dialect = {
     }
   },
 
+  nowPlus(db, ms) {
+    return db.raw("current_timestamp(3) + (? * interval '1 millisecond')", [ms]);
+  },
+
+  async setVersionChange(trx, change) {
+    await trx.raw("select set_config('repoadmin.version_change', ?, true)", [change ?? '']);
+  },
+
   classifyError(error): ErrorClass | undefined {
     const e = error as { code?: unknown; name?: unknown; message?: unknown } | null | undefined;
     if (!e || typeof e !== 'object') return undefined;
