@@ -76,12 +76,12 @@ describe.each(dbKinds())('events on %s', (kind) => {
     // Commit order: a key's moves appear in the feed in their seq order.
     expect(events.map((e) => Number(e.id))).toHaveLength(new Set(events.map((e) => e.id)).size);
 
-    await eventually(() => new Set(receiver.received.map((r) => r.id)).size === events.length, 60_000, 'every event delivered');
+    await eventually(() => new Set(receiver.received.map((r) => r.id)).size === events.length, 180_000, 'every event delivered');
     const verifier = new StandardWebhook(secret);
     for (const r of receiver.received) {
       expect(() => verifier.verify(r.body, { 'webhook-id': r.id, 'webhook-timestamp': r.timestamp, 'webhook-signature': r.signature })).not.toThrow();
     }
-  }, 120_000);
+  }, 300_000);
 
   it('a republish is version.published with created false; dropping the latest flag moves latest to null', async () => {
     const record = { projectName: 'ev', branch: 'rel', artifact: { groupId: 'ev', artifactId: 'solo', version: '1.0.0' } };
