@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { AppError } from '../../common/errors.js';
 import { type Db, dialectOf } from './dialects/index.js';
+import { retryConflicts } from './faults.js';
 import { toDate, toNumber } from './rows.js';
 
 export interface StoredWebhook {
@@ -196,7 +197,7 @@ export interface ClaimedDelivery extends StoredDelivery {
 export async function claimDeliveries(db: Db, options: { limit: number; perWebhook: number; leaseMs: number }): Promise<ClaimedDelivery[]> {
   if (options.limit <= 0) return [];
   const dialect = dialectOf(db);
-  return db.transaction(async (trx) => {
+  return retryConflicts(() => db.transaction(async (trx) => {
     const now = trx.raw('current_timestamp(3)');
     const due = (query: ReturnType<typeof trx>) =>
       query.where('d.status', 'pending').where('d.next_attempt_at', '<=', now).where((q) => q.whereNull('d.lease_until').orWhere('d.lease_until', '<=', now));
@@ -231,7 +232,7 @@ export async function claimDeliveries(db: Db, options: { limit: number; perWebho
       for (const row of rows) claimed.push({ ...deliveryFromRow(row), leaseToken, url: String(webhook.url), secrets });
     }
     return claimed;
-  });
+  }));
 }
 
 export interface AttemptResult {
@@ -247,7 +248,9 @@ export interface AttemptResult {
  */
 export async function recordAttempt(db: Db, claim: { id: string; webhookId: string; leaseToken: string }, result: AttemptResult, retryInMs: number | undefined): Promise<boolean> {
   const delivered = result.error === undefined;
-  return db.transaction(async (trx) => {
+  // The webhook row first, as claimDeliveries locks it: the same order, so the two never deadlock.
+  return retryConflicts(() => db.transaction(async (trx) => {
+    await trx('webhooks').select('id').where({ id: claim.webhookId }).forUpdate();
     const changed = await trx('deliveries')
       .where({ id: claim.id, lease_token: claim.leaseToken })
       .update({
@@ -267,7 +270,7 @@ export async function recordAttempt(db: Db, claim: { id: string; webhookId: stri
       .where({ id: claim.webhookId })
       .update(delivered ? { failures_in_row: 0, last_success_at: trx.fn.now(3) } : { failures_in_row: trx.raw('failures_in_row + 1') });
     return true;
-  });
+  }));
 }
 
 /** A webhook whose deliveries failed `failures` times in a row with no success for `days`: to disable. */

@@ -72,7 +72,7 @@ describe.each(dbKinds())('webhooks on %s', (kind) => {
     const downUntil = Date.now() + 1_500;
     const { receiver, id, publish } = await hook(() => (Date.now() < downUntil ? { status: 503, headers: { 'retry-after': '1' } } : { status: 200 }));
     for (let i = 0; i < 10; i++) await publish(`2.0.${i}`);
-    await eventually(async () => (await deliveries(services, id, { status: 'delivered', page: 1, size: 100 })).page.totalElements === 10, 30_000);
+    await eventually(async () => (await deliveries(services, id, { status: 'delivered', page: 1, size: 100 })).page.totalElements === 10, 25_000);
     const delivered = new Set(receiver.received.filter((r) => r.startedAt >= downUntil).map((r) => r.id));
     expect(delivered.size).toBe(10);
     // Retry-After (1 s) was honoured over the 100 ms schedule: no delivery was tried twice within 900 ms.
