@@ -1,4 +1,4 @@
-// Events, webhooks, their deliveries and the audit log (docs/webhooks.md, docs/events.md).
+// Events, webhooks, their deliveries and the audit log (docs/webhooks.md).
 //
 // Events are written by triggers on the versions table, so every code path that changes a record
 // (the checked one-statement publish, the plain one, MariaDB's transaction, a bulk load) writes its
