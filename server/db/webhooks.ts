@@ -5,6 +5,7 @@
 // row per event and webhook, claimed with FOR UPDATE SKIP LOCKED and a lease on database time, so
 // any process may send it, one at a time, and a dead sender's claim is taken over when its lease ends.
 import { randomUUID } from 'node:crypto';
+import type { Knex } from 'knex';
 import { AppError } from '../../common/errors.js';
 import { type Db, dialectOf } from './dialects/index.js';
 import { retryConflicts } from './faults.js';
@@ -118,6 +119,16 @@ export async function disableWebhook(db: Db, id: string, reason: string): Promis
   return changed > 0;
 }
 
+/**
+ * Locks a webhook row against other claims and records, but not against queuing its deliveries:
+ * on PostgreSQL FOR UPDATE would also wait for (or skip past) every insert whose foreign key shares
+ * the row, so a sender would find nothing to claim while events are being queued.
+ */
+function lockWebhook(query: Knex.QueryBuilder): void {
+  if (query.client.dialect === 'mysql') query.forUpdate();
+  else query.forNoKeyUpdate();
+}
+
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
 
 export interface StoredDelivery {
@@ -207,7 +218,7 @@ export async function claimDeliveries(db: Db, options: { limit: number; perWebho
       .whereExists((q) => due(q.select(trx.raw('1')).from('deliveries as d').whereRaw('d.webhook_id = w.id')))
       .orderBy('w.id')
       .limit(options.limit)
-      .forUpdate()
+      .modify(lockWebhook)
       .skipLocked();
     const claimed: ClaimedDelivery[] = [];
     for (const webhook of webhooks) {
@@ -250,7 +261,7 @@ export async function recordAttempt(db: Db, claim: { id: string; webhookId: stri
   const delivered = result.error === undefined;
   // The webhook row first, as claimDeliveries locks it: the same order, so the two never deadlock.
   return retryConflicts(() => db.transaction(async (trx) => {
-    await trx('webhooks').select('id').where({ id: claim.webhookId }).forUpdate();
+    await trx('webhooks').select('id').where({ id: claim.webhookId }).modify(lockWebhook);
     const changed = await trx('deliveries')
       .where({ id: claim.id, lease_token: claim.leaseToken })
       .update({

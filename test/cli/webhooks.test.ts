@@ -15,7 +15,7 @@ beforeAll(async () => {
   receiver = await startReceiver();
   home = await freshHome();
   expect((await run(['login', '--url', server.url, '--username', 'admin', '--password-stdin'], { home, stdin: ADMIN_PASSWORD })).code).toBe(0);
-});
+}, 180_000);
 
 afterAll(async () => {
   await server?.close();
@@ -51,7 +51,7 @@ describe('webhook, events and audit commands', () => {
     expect(rotated.stdout.trim()).not.toBe(secret);
     expect((await run(['webhook', 'remove', hook.id], { home })).code).toBe(0);
     expect(JSON.parse((await run(['webhook', 'list', '--json'], { home })).stdout).webhooks).toEqual([]);
-  });
+  }, 180_000);
 
   it('events --json prints NDJSON; --type filters', async () => {
     await run(['publish', '--project', 'shop', '--branch', 'main', '--group', 'g', '--artifact', 'a', '--version', '1.0.1', '--latest'], { home });

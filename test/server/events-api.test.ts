@@ -13,7 +13,7 @@ describe.each(dbKinds())('events, webhooks and audit endpoints on %s', (kind) =>
     admin = await server.adminToken();
     await server.request('POST', '/v1/users', { token: admin, body: { username: 'dev', password: 'dev-secret-1', projectName: 'p1', role: 'ROLE_USER' } });
     user = (await server.request('POST', '/v1/authentication/generate-token', { body: { username: 'dev', password: 'dev-secret-1' } })).body.token;
-  });
+  }, 180_000);
   afterAll(() => server?.close());
 
   it('webhooks: the secret once at creation, never after; a literal loopback address refused; non-admins 403', async () => {

@@ -35,7 +35,7 @@ describe.each(dbKinds())('events on %s', (kind) => {
     receiver = await startReceiver();
     const services = { db: server.db, config: server.config, now: () => new Date() } as Services;
     secret = (await createWebhook(services, { url: receiver.url, events: ['version.published', 'latest.moved'] })).secret;
-  });
+  }, 180_000);
   afterAll(async () => {
     await server?.close();
     await receiver?.close();

@@ -34,7 +34,7 @@ describe.each(dbKinds())('webhooks on %s', (kind) => {
     admin = await server.adminToken();
     secretsUsed.push(admin, ADMIN_PASSWORD);
     services = { db: server.db, config: server.config, now: () => new Date(), log: { warn() {}, error() {} } } as unknown as Services;
-  });
+  }, 180_000);
   afterAll(async () => {
     await server?.close();
     await Promise.all(receivers.map((r) => r.close()));
