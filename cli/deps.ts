@@ -127,6 +127,15 @@ function lazyApi(load: () => Promise<Api>): Api {
     createToken: async (body) => (await api()).createToken(body),
     listTokens: async (userId) => (await api()).listTokens(userId),
     revokeToken: async (id) => (await api()).revokeToken(id),
+    createWebhook: async (body) => (await api()).createWebhook(body),
+    listWebhooks: async () => (await api()).listWebhooks(),
+    deleteWebhook: async (id) => (await api()).deleteWebhook(id),
+    pingWebhook: async (id) => (await api()).pingWebhook(id),
+    webhookDeliveries: async (id, query) => (await api()).webhookDeliveries(id, query),
+    redeliver: async (id, deliveryId) => (await api()).redeliver(id, deliveryId),
+    rotateWebhookSecret: async (id) => (await api()).rotateWebhookSecret(id),
+    events: async (query) => (await api()).events(query),
+    audit: async (query) => (await api()).audit(query),
   };
 }
 

@@ -20,6 +20,9 @@ const GROUPS: Record<string, () => Promise<CommandGroup>> = {
   user: () => import('./commands/user/index.js'),
   publish: () => import('./commands/publish/index.js'),
   search: () => import('./commands/search/index.js'),
+  webhook: () => import('./commands/webhook/index.js'),
+  events: () => import('./commands/events/index.js'),
+  audit: () => import('./commands/audit/index.js'),
 };
 
 /** The exit code of a command stopped by Ctrl-C (128 + SIGINT), as a shell reports it. */

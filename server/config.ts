@@ -7,6 +7,7 @@ import { AppError } from '../common/errors.js';
 import { passwordProblem } from '../common/schemas/users.js';
 import { closest } from '../common/suggest.js';
 import { SETTINGS, type Setting } from './settings.js';
+import { parseDurations, parseNetworks } from './webhooks/settings.js';
 
 /** `mysql` covers MariaDB and MySQL: one driver (`mysql2`), one dialect. */
 export type DbKind = 'pglite' | 'postgres' | 'mysql';
@@ -47,6 +48,15 @@ export interface ServerConfig {
   warnings: string[];
   /** Processes serving requests (node:cluster); more than one only on a database server. */
   workers: number;
+  /** Events, webhooks and the audit log (docs/webhooks.md). */
+  events: {
+    days: number;
+    auditDays: number;
+    /** Waits before each retry of a webhook delivery, in milliseconds. */
+    retrySchedule: number[];
+    /** CIDR networks a webhook may reach though the address rules refuse them. */
+    allowNetworks: string[];
+  };
 }
 
 
@@ -176,6 +186,14 @@ export function loadConfig(args: string[], env: NodeJS.ProcessEnv): ServerConfig
   if (host && !net.isIP(host.value) && !/^[A-Za-z0-9]([A-Za-z0-9.-]{0,252})$/.test(host.value)) {
     throw usage(`${host.source} must be an IP address or a host name, not "${host.value}"`);
   }
+  const listed = <T>(name: SettingName, parse: (text: string) => T) => {
+    const r = raw(name);
+    try {
+      return parse(r?.value ?? SETTINGS[name].default);
+    } catch (error) {
+      throw usage(`${r?.source ?? label(name)}: ${(error as Error).message}`);
+    }
+  };
   const dataHome = env.XDG_DATA_HOME || path.join(env.HOME || os.homedir(), '.local', 'share');
 
   return {
@@ -209,6 +227,12 @@ export function loadConfig(args: string[], env: NodeJS.ProcessEnv): ServerConfig
     metrics: bool('metrics'),
     logLevel,
     workers,
+    events: {
+      days: int('eventsDays', 1, 3650),
+      auditDays: int('auditDays', 1, 36500),
+      retrySchedule: listed('webhookRetrySchedule', parseDurations),
+      allowNetworks: raw('webhookAllowNetworks') ? listed('webhookAllowNetworks', parseNetworks) : [],
+    },
     warnings: SECRETS.filter((name) => argValues.has(SETTINGS[name].arg)).map(
       (name) => `--${SETTINGS[name].arg} is visible to every local user (ps, /proc): set ${SETTINGS[name].env[0]} in the environment instead`,
     ),

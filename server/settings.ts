@@ -37,4 +37,8 @@ export const SETTINGS = {
   metrics: { arg: 'repoadmin_metrics', env: ['REPO_MAN_METRICS'], about: 'serve /metrics', default: 'true' },
   logLevel: { arg: 'repoadmin_log_level', env: ['REPO_MAN_LOG_LEVEL'], about: 'fatal, error, warn, info, debug, trace or silent', default: 'info' },
   workers: { arg: 'workers', env: ['REPO_MAN_WORKERS'], about: 'processes serving requests, 1 to 64; more than 1 only on postgres, mariadb or mysql', default: '1' },
+  eventsDays: { arg: 'repoadmin_events_days', env: ['REPO_MAN_EVENTS_DAYS'], about: 'days events are kept, 1 to 3650', default: '30' },
+  auditDays: { arg: 'repoadmin_audit_days', env: ['REPO_MAN_AUDIT_DAYS'], about: 'days audit entries are kept, 1 to 36500', default: '365' },
+  webhookRetrySchedule: { arg: 'repoadmin_webhook_retry_schedule', env: ['REPO_MAN_WEBHOOK_RETRY_SCHEDULE'], about: 'waits between webhook delivery attempts, e.g. 1s,2s,4s', default: '5s,5m,30m,2h,5h,10h,10h' },
+  webhookAllowNetworks: { arg: 'repoadmin_webhook_allow_networks', env: ['REPO_MAN_WEBHOOK_ALLOW_NETWORKS'], about: 'networks (CIDR, comma-separated) webhooks may reach though loopback, link-local or otherwise refused', default: 'none' },
 } satisfies Record<string, Setting>;

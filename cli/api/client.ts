@@ -5,6 +5,16 @@ import type { TokenRequest, TokenResponse } from '../../common/schemas/auth.js';
 import type { PageRequest, PublishResult, SearchRequest, SearchResult, SortField, VersionRecordBody } from '../../common/schemas/repositories.js';
 import type { ProjectTokenCreated, ProjectTokenList } from '../../common/schemas/tokens.js';
 import type { Me, UserCreateRequest, UserList, UserResult } from '../../common/schemas/users.js';
+import type { AuditPage } from '../../common/schemas/audit.js';
+import type { EventPage } from '../../common/schemas/events.js';
+import type {
+  DeliveryList,
+  PingResult,
+  SecretRotated,
+  WebhookCreateRequest,
+  WebhookCreated,
+  WebhookList,
+} from '../../common/schemas/webhooks.js';
 import { createHttp, DEFAULT_TIMEOUT_MS, type Http, type HttpRequest } from './http.js';
 import { resolveCredentials, resolveUrl, storedToken, whyRejected, type Credentials, type SessionContext } from './session.js';
 
@@ -41,6 +51,16 @@ export interface Api {
   createToken(body: { name: string; scope: string; expiresAt: string | null; userId?: string }): Promise<ProjectTokenCreated>;
   listTokens(userId?: string): Promise<ProjectTokenList>;
   revokeToken(id: string): Promise<void>;
+  createWebhook(body: WebhookCreateRequest): Promise<WebhookCreated>;
+  listWebhooks(): Promise<WebhookList>;
+  deleteWebhook(id: string): Promise<void>;
+  pingWebhook(id: string): Promise<PingResult>;
+  webhookDeliveries(id: string, query: { status?: string; page?: number; size?: number }): Promise<DeliveryList>;
+  redeliver(id: string, deliveryId: string): Promise<void>;
+  rotateWebhookSecret(id: string): Promise<SecretRotated>;
+  /** `GET /v1/events`; with `wait`, the server holds the request until an event arrives. */
+  events(query: { after?: string; limit?: number; wait?: number; type?: string[] }): Promise<EventPage>;
+  audit(query: { actor?: string; action?: string; since?: string; page?: number; size?: number }): Promise<AuditPage>;
 }
 
 export interface ApiContext extends SessionContext {
@@ -159,5 +179,17 @@ export function createApi(context: ApiContext): Api {
     createToken: (body) => authenticated({ method: 'POST', path: 'v1/tokens', json: body }),
     listTokens: (userId) => authenticated({ method: 'GET', path: 'v1/tokens', searchParams: { userId }, idempotent: true }),
     revokeToken: (id) => authenticated({ method: 'DELETE', path: `v1/tokens/${encodeURIComponent(id)}` }),
+    createWebhook: (body) => authenticated({ method: 'POST', path: 'v1/webhooks', json: body }),
+    listWebhooks: () => authenticated({ method: 'GET', path: 'v1/webhooks', idempotent: true }),
+    deleteWebhook: (id) => authenticated({ method: 'DELETE', path: `v1/webhooks/${encodeURIComponent(id)}` }),
+    pingWebhook: (id) => authenticated({ method: 'POST', path: `v1/webhooks/${encodeURIComponent(id)}/ping` }),
+    webhookDeliveries: (id, query) =>
+      authenticated({ method: 'GET', path: `v1/webhooks/${encodeURIComponent(id)}/deliveries`, searchParams: query, idempotent: true }),
+    redeliver: (id, deliveryId) =>
+      authenticated({ method: 'POST', path: `v1/webhooks/${encodeURIComponent(id)}/deliveries/${encodeURIComponent(deliveryId)}/redeliver` }),
+    rotateWebhookSecret: (id) => authenticated({ method: 'POST', path: `v1/webhooks/${encodeURIComponent(id)}/rotate-secret` }),
+    events: (query) =>
+      authenticated({ method: 'GET', path: 'v1/events', searchParams: { ...query, type: query.type?.join(',') || undefined }, idempotent: true }),
+    audit: (query) => authenticated({ method: 'GET', path: 'v1/audit', searchParams: query, idempotent: true }),
   };
 }

@@ -63,6 +63,9 @@ export interface SqlForm {
   native(sql: string): string;
 }
 
+/** What a change to versions is, beside a publish (server/db/events.ts, markVersionChange). */
+export type VersionChange = 'latest' | 'restore' | 'quiet';
+
 export interface Dialect extends SqlForm {
   name: 'postgres' | 'mysql';
   /**
@@ -90,6 +93,13 @@ export interface Dialect extends SqlForm {
   updateAndRead(db: Db, table: string, where: Record<string, unknown>, changes: Record<string, unknown>, column: string): Promise<unknown>;
   /** Runs a statement (server/db/statements.ts) with its values; its rows. */
   runStatement(db: Db, statement: Statement, values: unknown[]): Promise<Record<string, unknown>[]>;
+  /**
+   * Marks what the transaction's next changes to versions are, for the event triggers (migration
+   * 20261125100000_events): null is a publish. The caller clears it before the transaction ends.
+   */
+  setVersionChange(trx: Knex.Transaction, change: VersionChange | null): Promise<void>;
+  /** The database's time now plus `ms` milliseconds (leases and retries run on database time). */
+  nowPlus(db: Db, ms: number): Knex.Raw;
   /** Classifies a driver error: database unreachable, worth retrying (deadlock, lock timeout), unique key clash. */
   classifyError(error: unknown): ErrorClass | undefined;
 }

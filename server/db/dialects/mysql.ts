@@ -107,10 +107,16 @@ export const mysqlDialect: Dialect = {
     }
     if (!latest) return upsertVersionRow(db, row, coordinates);
     return transactionWithLock(db, key.lock, async (trx) => {
-      await trx('versions')
-        .where({ project_name: key.projectName, group_id: key.groupId, artifact_id: key.artifactId, branch: key.branch, latest_version: true })
-        .whereNot('version', key.version)
-        .update({ latest_version: false, updated_at: trx.fn.now(3) });
+      // The clearing is the first half of a latest move, not a publish (migration 20261125100000_events).
+      await mysqlDialect.setVersionChange(trx, 'latest');
+      try {
+        await trx('versions')
+          .where({ project_name: key.projectName, group_id: key.groupId, artifact_id: key.artifactId, branch: key.branch, latest_version: true })
+          .whereNot('version', key.version)
+          .update({ latest_version: false, updated_at: trx.fn.now(3) });
+      } finally {
+        await mysqlDialect.setVersionChange(trx, null);
+      }
       return upsertVersionRow(trx, row, coordinates);
     });
   },
@@ -138,6 +144,14 @@ export const mysqlDialect: Dialect = {
   async runStatement(db, statement, values) {
     const [rows] = (await db.raw(statement.sql, values as Knex.RawBinding[])) as [Record<string, unknown>[]];
     return rows;
+  },
+
+  nowPlus(db, ms) {
+    return db.raw('current_timestamp(3) + interval ? microsecond', [Math.round(ms) * 1000]);
+  },
+
+  async setVersionChange(trx, change) {
+    await trx.raw('set @repoadmin_version_change = ?', [change]);
   },
 
   classifyError: classifyMysqlError,

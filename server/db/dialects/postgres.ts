@@ -138,6 +138,14 @@ export function postgresLike(runStatement: Dialect['runStatement']): Dialect {
     runStatement,
     classifyError: classifyPostgresError,
 
+    nowPlus(db, ms) {
+      return db.raw("current_timestamp(3) + (? * interval '1 millisecond')", [ms]);
+    },
+
+    async setVersionChange(trx, change) {
+      await trx.raw("select set_config('repoadmin.version_change', ?, true)", [change ?? '']);
+    },
+
     async publishVersionRow(db, row, coordinates, key, latest, precondition) {
       const { shape, values, build } = publishStatement(row, coordinates, key, latest, precondition);
       const [stored] = (await cachedRows(db, shape, values, build)) as { uid: unknown; created: unknown }[];
