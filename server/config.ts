@@ -41,6 +41,12 @@ export interface ServerConfig {
   warnings: string[];
   /** Processes serving requests (node:cluster); more than one only on a database server. */
   workers: number;
+  /** Days a deleted record stays restorable in the trash. */
+  trashDays: number;
+  /** The UTC time of day enabled retention policies run, as minutes after midnight. */
+  retentionAtMinutes: number;
+  /** Versions that cannot be replaced by a different record (docs/retention.md, "Immutable versions"). */
+  immutableVersions?: RegExp;
 }
 
 
@@ -154,6 +160,16 @@ export function loadConfig(args: string[], env: NodeJS.ProcessEnv): ServerConfig
   if (workers > 1 && kind === 'pglite') {
     throw usage(`${label('workers')} needs a database server (PostgreSQL, MariaDB or MySQL): the embedded database can be open in one process only`);
   }
+  const retentionAt = raw('retentionAt');
+  const clock = /^([01]\d|2[0-3]):([0-5]\d)$/.exec(retentionAt?.value ?? SETTINGS.retentionAt.default);
+  if (!clock) throw usage(`${retentionAt!.source} must be a UTC time of day as HH:MM, e.g. 03:00, not "${retentionAt!.value}"`);
+  const immutable = raw('immutableVersions');
+  let immutableVersions: RegExp | undefined;
+  try {
+    immutableVersions = immutable && new RegExp(immutable.value, 'u');
+  } catch {
+    throw usage(`${immutable!.source} must be a regular expression (JavaScript syntax), e.g. ^(?!.*-SNAPSHOT$); "${immutable!.value}" is not one`);
+  }
   const dataHome = env.XDG_DATA_HOME || path.join(env.HOME || os.homedir(), '.local', 'share');
 
   return {
@@ -185,6 +201,9 @@ export function loadConfig(args: string[], env: NodeJS.ProcessEnv): ServerConfig
     metrics: bool('metrics'),
     logLevel,
     workers,
+    trashDays: int('trashDays', 1, 3650),
+    retentionAtMinutes: Number(clock[1]) * 60 + Number(clock[2]),
+    immutableVersions,
     warnings: SECRETS.filter((name) => argValues.has(SETTINGS[name].arg)).map(
       (name) => `--${SETTINGS[name].arg} is visible to every local user (ps, /proc): set ${SETTINGS[name].env[0]} in the environment instead`,
     ),

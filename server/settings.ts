@@ -34,4 +34,7 @@ export const SETTINGS = {
   metrics: { arg: 'repoadmin_metrics', env: ['REPO_MAN_METRICS'], about: 'serve /metrics', default: 'true' },
   logLevel: { arg: 'repoadmin_log_level', env: ['REPO_MAN_LOG_LEVEL'], about: 'fatal, error, warn, info, debug, trace or silent', default: 'info' },
   workers: { arg: 'workers', env: ['REPO_MAN_WORKERS'], about: 'processes serving requests, 1 to 64; more than 1 only on postgres, mariadb or mysql', default: '1' },
+  trashDays: { arg: 'repoadmin_trash_days', env: ['REPO_MAN_TRASH_DAYS'], about: 'days a deleted record stays in the trash, 1 to 3650', default: '7' },
+  retentionAt: { arg: 'repoadmin_retention_at', env: ['REPO_MAN_RETENTION_AT'], about: 'UTC time of day (HH:MM) enabled retention policies run', default: '03:00' },
+  immutableVersions: { arg: 'repoadmin_immutable_versions', env: ['REPO_MAN_IMMUTABLE_VERSIONS'], about: 'versions matching this regular expression cannot be replaced by a different record', default: 'none' },
 } satisfies Record<string, Setting>;

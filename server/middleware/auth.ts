@@ -2,7 +2,7 @@
 import { isIP } from 'node:net';
 import type { Context, Middleware } from 'koa';
 import { AppError } from '../../common/errors.js';
-import { type TokenScope, isProjectToken } from '../../common/schemas/tokens.js';
+import { type TokenScope, isProjectToken, scopeAllows } from '../../common/schemas/tokens.js';
 import type { Role } from '../../common/schemas/users.js';
 import { hashProjectToken } from '../auth/project-tokens.js';
 import { verifyToken } from '../auth/tokens.js';
@@ -64,8 +64,11 @@ function checkScope(actor: Actor, needed: TokenScope | undefined): void {
   if (!needed) {
     throw new AppError('forbidden', 'a project token cannot manage users, passwords or tokens: log in with a user name and password for that');
   }
-  if (needed === 'publish' && token.scope !== 'publish') {
+  if (needed === 'publish' && !scopeAllows(token.scope, 'publish')) {
     throw new AppError('forbidden', `the project token "${token.name}" has the scope read: publishing needs a token with the scope publish`);
+  }
+  if (needed === 'delete' && !scopeAllows(token.scope, 'delete')) {
+    throw new AppError('forbidden', `the project token "${token.name}" has the scope ${token.scope}: deleting needs a token with the scope delete`);
   }
 }
 

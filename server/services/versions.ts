@@ -22,6 +22,7 @@ import {
   upsertCheckedVersion,
   upsertVersion,
 } from '../db/versions.js';
+import { checkImmutable, isImmutable } from './immutable.js';
 import { LAST_USED_RESOLUTION_MS } from './tokens.js';
 import type { Actor, Services } from './context.js';
 
@@ -51,7 +52,9 @@ export async function publish(services: Services, actor: Actor, record: VersionR
       `user ${actor.username} may publish only to project "${actor.projectName ?? ''}", not "${record.projectName}"`,
     );
   }
-  const { uid, created } = await upsertVersion(services.db, storedFields(services, record));
+  const fields = storedFields(services, record);
+  await checkImmutable(services, services.db, fields, record.creationDate !== undefined);
+  const { uid, created } = await upsertVersion(services.db, fields);
   return { _status: true, uid, created };
 }
 
@@ -81,6 +84,8 @@ export async function publishChecked(services: Services, credential: SignedCrede
     credential.kind === 'session'
       ? { ...credential, projectName }
       : { ...credential, projectName, now, usedSince: new Date(now.getTime() - LAST_USED_RESOLUTION_MS) };
+  // An immutable version is checked on the usual way, after the credential (the caller takes it).
+  if (isImmutable(services, record.artifact.version)) return undefined;
   const stored = await upsertCheckedVersion(services.db, storedFields(services, record), check);
   return stored && { _status: true, uid: stored.uid, created: stored.created };
 }

@@ -2,6 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { CLIENT_TIMEOUT } from '../client-timeout.js';
+import { scopesAllowing } from '../../../common/schemas/tokens.js';
 import type { Statement } from '../statements.js';
 import type { Db, Dialect, ErrorClass, PublishCheck, PublishKey } from './index.js';
 
@@ -105,7 +106,7 @@ const MAY_PUBLISH = "not u.must_change_password and (u.role = 'ROLE_ADMIN' or u.
 const CREDENTIAL_CHECKS: Record<PublishCheck['kind'], string> = {
   session: `select 1 from users u where u.id = ?::uuid and u.username = ? and u.token_version = ? and ${MAY_PUBLISH}`,
   project: `select 1 from tokens t join users u on u.id = t.user_id
-          where t.token_hash = ? and t.scope = 'publish' and (t.expires_at is null or t.expires_at > ?::timestamptz)
+          where t.token_hash = ? and t.scope in (${scopesAllowing('publish').map((s) => `'${s}'`).join(', ')}) and (t.expires_at is null or t.expires_at > ?::timestamptz)
             and t.last_used_at > ?::timestamptz and ${MAY_PUBLISH}`,
 };
 
@@ -133,6 +134,14 @@ export const postgresDialect: Dialect = {
 
   publishCheckedVersionRow(db, row, coordinates, key, latest, check) {
     return runPublish(db, publishStatement(row, coordinates, key, latest, check));
+  },
+
+  transactionWithKeyLock(db, lock, work) {
+    // The lock versions_take_key takes (migration 20261123120000_versions_take_key).
+    return db.transaction(async (trx) => {
+      await trx.raw('select pg_advisory_xact_lock(hashtext(?))', [lock]);
+      return work(trx);
+    });
   },
 
   async countUpTo(db, table, key, counter, limit) {
