@@ -86,6 +86,8 @@ async function createRuns(knex: Knex, mysql: boolean, collation: string): Promis
     t.string('status', 10).notNullable();
     /** Database time until which the instance that claimed the run owns it. */
     time(t, 'lease_until').notNullable();
+    /** A random id of the claim that owns the run now. */
+    t.string('claimed_by', 36).notNullable();
     time(t, 'started_at').notNullable();
     time(t, 'finished_at').nullable();
     t.integer('deleted').nullable();
