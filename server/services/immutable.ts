@@ -25,14 +25,15 @@ function differences(stored: StoredVersion, fields: VersionFields, dateGiven: bo
 /**
  * Refuses (conflict, nothing written) the publish of `fields` when its version is immutable and
  * its coordinates hold a record that differs in anything but the latest flag. `dateGiven`: whether
- * the publish named a creationDate.
+ * the publish named a creationDate. The fields to write: a republish without a date keeps the
+ * stored one.
  */
-export async function checkImmutable(services: Services, db: Db, fields: VersionFields, dateGiven: boolean): Promise<void> {
-  if (!isImmutable(services, fields.version)) return;
+export async function checkImmutable(services: Services, db: Db, fields: VersionFields, dateGiven: boolean): Promise<VersionFields> {
+  if (!isImmutable(services, fields.version)) return fields;
   const stored = await findByCoordinates(db, fields);
-  if (!stored) return;
+  if (!stored) return fields;
   const changed = differences(stored, fields, dateGiven);
-  if (changed.length === 0) return;
+  if (changed.length === 0) return { ...fields, creationDate: stored.creationDate };
   throw new AppError(
     'conflict',
     `${fields.groupId}:${fields.artifactId}:${fields.version} on ${fields.projectName} ${fields.branch} is immutable and already published with another ${changed.join(', ')}: publish a new version instead`,

@@ -52,8 +52,7 @@ export async function publish(services: Services, actor: Actor, record: VersionR
       `user ${actor.username} may publish only to project "${actor.projectName ?? ''}", not "${record.projectName}"`,
     );
   }
-  const fields = storedFields(services, record);
-  await checkImmutable(services, services.db, fields, record.creationDate !== undefined);
+  const fields = await checkImmutable(services, services.db, storedFields(services, record), record.creationDate !== undefined);
   const { uid, created } = await upsertVersion(services.db, fields);
   return { _status: true, uid, created };
 }
