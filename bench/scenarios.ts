@@ -17,8 +17,10 @@ import type pg from 'pg';
 import { publishStatement } from '../server/db/dialects/postgres.js';
 import { COORDINATE_COLUMNS, countQuery, latestQuery, pageQuery, publishKey, toRow } from '../server/db/versions.js';
 import { generateToken } from '../server/services/auth.js';
-import type { Actor, Services } from '../server/services/context.js';
-import { actorFromProjectToken } from '../server/services/tokens.js';
+import type { Services } from '../server/services/context.js';
+import type { SignedCredential } from '../server/services/access.js';
+import { hashProjectToken } from '../server/auth/project-tokens.js';
+import jwt from 'jsonwebtoken';
 import { publish, storedFields } from '../server/services/versions.js';
 import { ARTIFACTS, keyOf, publishedRecord } from './dataset.js';
 import type { HttpRequest } from './load.js';
@@ -117,7 +119,6 @@ function latestScenario(builder: Knex): Scenario {
   };
 }
 
-const ADMIN: Actor = { userId: 'bench', username: 'admin', role: 'ROLE_ADMIN', projectName: null, mustChangePassword: false };
 
 function publishScenario(): Scenario {
   return {
@@ -131,8 +132,11 @@ function publishScenario(): Scenario {
     }),
     statements: [],
     // The server's publish service minus HTTP, authentication and logging: it needs only the database and the clock.
-    direct: (db, i) =>
-      publish({ db: db.knex, now: () => new Date() } as Services, ADMIN, VersionRecord.parse(publishedRecord(i))),
+    direct: (db, i, auth) => {
+      const claims = jwt.decode(auth.jwt) as { uid: string; sub: string; tv: number };
+      const credential: SignedCredential = { kind: 'session', userId: claims.uid, username: claims.sub, tokenVersion: claims.tv };
+      return publish({ db: db.knex, now: () => new Date() } as Services, credential, VersionRecord.parse(publishedRecord(i)));
+    },
   };
 }
 
@@ -151,7 +155,7 @@ function publishTokenScenario(): Scenario {
     // The token's lookup (and its once-a-minute last use) and the publish service, without HTTP.
     direct: async (db, i, auth) => {
       const s = { db: db.knex, now: () => new Date() } as Services;
-      return publish(s, await actorFromProjectToken(s, auth.projectToken), VersionRecord.parse(publishedRecord(i)));
+      return publish(s, { kind: 'project', tokenHash: hashProjectToken(auth.projectToken) }, VersionRecord.parse(publishedRecord(i)));
     },
   };
 }

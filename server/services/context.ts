@@ -7,6 +7,7 @@ import type { Passwords } from '../auth/passwords.js';
 import type { TokenSettings } from '../auth/tokens.js';
 import type { ServerConfig } from '../config.js';
 import type { Metrics } from '../metrics.js';
+import type { SignedCredential } from './access.js';
 
 export interface Services {
   db: Knex;
@@ -17,6 +18,8 @@ export interface Services {
   now: () => Date;
   /** The Prometheus metrics, unless REPO_MAN_METRICS=false. */
   metrics?: Metrics;
+  /** Takes the audit entry of a request to an endpoint declared with `audit`; must not throw. */
+  audit?: (record: AuditRecord) => void;
 }
 
 /** The user behind a request's token, as the database has it now. */
@@ -28,4 +31,19 @@ export interface Actor {
   mustChangePassword: boolean;
   /** Set when the request came with a project token (absent for a session token). */
   projectToken?: { id: string; name: string; scope: TokenScope };
+}
+
+/** What the audit log is told of a request to an endpoint declared with `audit`. */
+export interface AuditRecord {
+  action: string;
+  actor: Actor | undefined;
+  /** The checked credential, where the handler's statement resolved it (publishing) and `actor` is unset. */
+  credential: SignedCredential | undefined;
+  /** How the caller proved who it is. */
+  via: 'password' | 'session' | 'token' | undefined;
+  target: string | undefined;
+  outcome: 'ok' | 'denied' | 'failed';
+  address: string;
+  requestId: string;
+  details: Record<string, unknown> | undefined;
 }

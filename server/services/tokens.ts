@@ -120,7 +120,11 @@ export async function retireTokensOfUser(trx: Knex.Transaction, userId: string, 
 
 /** The user a project token acts as, within its scope; any problem is a 401 that says which. */
 export async function actorFromProjectToken(services: Services, token: string): Promise<Actor> {
-  const hash = hashProjectToken(token);
+  return actorFromProjectTokenHash(services, hashProjectToken(token));
+}
+
+/** The user of the project token with this hash (see actorFromProjectToken). */
+export async function actorFromProjectTokenHash(services: Services, hash: string): Promise<Actor> {
   const found = await findTokenByHash(services.db, hash);
   if (!found) {
     const revoked = await findRevoked(services.db, hash);

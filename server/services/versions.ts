@@ -22,8 +22,10 @@ import {
   upsertCheckedVersion,
   upsertVersion,
 } from '../db/versions.js';
+import { type SignedCredential, checkActor } from './access.js';
+import { actorFromSession } from './auth.js';
 import { checkImmutable, isImmutable } from './immutable.js';
-import { LAST_USED_RESOLUTION_MS } from './tokens.js';
+import { LAST_USED_RESOLUTION_MS, actorFromProjectTokenHash } from './tokens.js';
 import type { Actor, Services } from './context.js';
 
 /** A stored record as the API answers with it (docs/api.md, "Version records"). */
@@ -45,7 +47,21 @@ export function toVersionInformation(stored: StoredVersion): VersionInformation 
   };
 }
 
-export async function publish(services: Services, actor: Actor, record: VersionRecord): Promise<PublishResult> {
+/**
+ * Publishes a record with a credential whose signature was checked: in one statement that also
+ * checks what the database knows of the credential where the kind can; otherwise, or when that
+ * check fails, the credential is resolved to its user, which says what is wrong with it.
+ */
+export async function publish(services: Services, credential: SignedCredential, record: VersionRecord): Promise<PublishResult> {
+  const checked = publishesChecked(services) ? await publishChecked(services, credential, record) : undefined;
+  if (checked) return checked;
+  const actor =
+    credential.kind === 'session' ? await actorFromSession(services, credential) : await actorFromProjectTokenHash(services, credential.tokenHash);
+  checkActor(actor, { scope: 'publish' });
+  return publishAs(services, actor, record);
+}
+
+async function publishAs(services: Services, actor: Actor, record: VersionRecord): Promise<PublishResult> {
   if (actor.role !== 'ROLE_ADMIN' && actor.projectName !== record.projectName) {
     throw new AppError(
       'forbidden',
@@ -56,14 +72,6 @@ export async function publish(services: Services, actor: Actor, record: VersionR
   const { uid, created } = await upsertVersion(services.db, fields);
   return { _status: true, uid, created };
 }
-
-/**
- * A bearer token whose signature (session) or form (project) has been checked, but not what the
- * database knows of it: its user, version, scope, expiry and project.
- */
-export type SignedCredential =
-  | { kind: 'session'; userId: string; username: string; tokenVersion: number }
-  | { kind: 'project'; tokenHash: string };
 
 /** Whether this database kind checks a publish's credential in the publish statement (publishChecked). */
 export function publishesChecked(services: Services): boolean {

@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { VersionRecord } from '../../common/schemas/repositories.js';
 import { hashProjectToken } from '../../server/auth/project-tokens.js';
 import type { Services } from '../../server/services/context.js';
-import { type SignedCredential, publishChecked } from '../../server/services/versions.js';
+import type { SignedCredential } from '../../server/services/access.js';
+import { publishChecked } from '../../server/services/versions.js';
 import { dbKinds } from '../helpers/db.js';
 import { type TestServer, startTestServer } from '../helpers/server.js';
 

@@ -3,10 +3,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { emptyTrash } from '../../server/db/trash.js';
 import { deleteRecord, restoreRecord, trashPage } from '../../server/services/trash.js';
-import { publish } from '../../server/services/versions.js';
 import { dbKinds } from '../helpers/db.js';
 import { type TestServer, startTestServer } from '../helpers/server.js';
-import { ADMIN, servicesOf, userOf } from './services.js';
+import { ADMIN, publishAsAdmin, servicesOf, userOf } from './services.js';
 
 describe.each(dbKinds())('deleting records on %s', (kind) => {
   let server: TestServer;
@@ -28,8 +27,8 @@ describe.each(dbKinds())('deleting records on %s', (kind) => {
     const s = servicesOf(server);
     // Published out of order: 1.10.0 is the highest by version order, 1.9.0 was published last.
     const uids: Record<string, string> = {};
-    for (const v of ['1.2.0', '1.10.0', '1.0.0']) uids[v] = (await publish(s, ADMIN, record('a', v))).uid;
-    uids['1.9.0'] = (await publish(s, ADMIN, record('a', '1.9.0', true))).uid;
+    for (const v of ['1.2.0', '1.10.0', '1.0.0']) uids[v] = (await publishAsAdmin(server, record('a', v))).uid;
+    uids['1.9.0'] = (await publishAsAdmin(server, record('a', '1.9.0', true))).uid;
 
     await expect(deleteRecord(s, ADMIN, uids['1.9.0']!, false)).rejects.toMatchObject({ code: 'conflict' });
     expect(await latestOf('a')).toEqual(['1.9.0']);
@@ -52,14 +51,14 @@ describe.each(dbKinds())('deleting records on %s', (kind) => {
 
   it('deleting the last record of a key leaves no latest and nothing else', async () => {
     const s = servicesOf(server);
-    const { uid } = await publish(s, ADMIN, record('only', '1.0.0', true));
+    const { uid } = await publishAsAdmin(server, record('only', '1.0.0', true));
     expect((await deleteRecord(s, ADMIN, uid, true)).latestMovedTo).toBeNull();
     expect(await rowsOf('only')).toEqual([]);
   });
 
   it('of 10 concurrent deletes of one record, one succeeds and nine find nothing', async () => {
     const s = servicesOf(server);
-    const { uid } = await publish(s, ADMIN, record('race', '1.0.0'));
+    const { uid } = await publishAsAdmin(server, record('race', '1.0.0'));
     const outcomes = await Promise.allSettled(Array.from({ length: 10 }, () => deleteRecord(s, ADMIN, uid, false)));
     expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
     expect(outcomes.filter((o) => o.status === 'rejected').map((o) => (o as PromiseRejectedResult).reason.code)).toEqual(Array(9).fill('not_found'));
@@ -69,11 +68,11 @@ describe.each(dbKinds())('deleting records on %s', (kind) => {
   it('forced deletes of the latest racing latest publishes of the same key leave exactly one latest', async () => {
     const s = servicesOf(server);
     const published: string[] = [];
-    for (let i = 0; i < 8; i++) published.push((await publish(s, ADMIN, record('mixed', `2.0.${i}`, i === 7))).uid);
+    for (let i = 0; i < 8; i++) published.push((await publishAsAdmin(server, record('mixed', `2.0.${i}`, i === 7))).uid);
     const work: Promise<unknown>[] = [];
     for (let i = 0; i < 8; i++) {
       work.push(deleteRecord(s, ADMIN, published[i]!, true).catch(() => undefined));
-      work.push(publish(s, ADMIN, record('mixed', `3.0.${i}`, i % 2 === 0)));
+      work.push(publishAsAdmin(server, record('mixed', `3.0.${i}`, i % 2 === 0)));
     }
     await Promise.all(work);
     const rows = await rowsOf('mixed');
@@ -83,7 +82,7 @@ describe.each(dbKinds())('deleting records on %s', (kind) => {
 
   it('a ROLE_USER deletes and restores only its own project; a restore of coordinates published again is a conflict', async () => {
     const s = servicesOf(server);
-    const { uid } = await publish(s, ADMIN, record('mine', '1.0.0', false, 'p2'));
+    const { uid } = await publishAsAdmin(server, record('mine', '1.0.0', false, 'p2'));
     await expect(deleteRecord(s, userOf('p1'), uid, false)).rejects.toMatchObject({ code: 'forbidden' });
     await deleteRecord(s, userOf('p2'), uid, false);
     await expect(trashPage(s, userOf('p1'), { projectName: 'p2', page: 1, size: 20 })).rejects.toMatchObject({ code: 'forbidden' });
@@ -97,7 +96,7 @@ describe.each(dbKinds())('deleting records on %s', (kind) => {
     await expect(restoreRecord(s, ADMIN, uid)).rejects.toMatchObject({ code: 'not_found' });
 
     await deleteRecord(s, ADMIN, uid, false);
-    const again = await publish(s, ADMIN, record('mine', '1.0.0', false, 'p2'));
+    const again = await publishAsAdmin(server, record('mine', '1.0.0', false, 'p2'));
     await expect(restoreRecord(s, ADMIN, uid)).rejects.toMatchObject({ code: 'conflict' });
     expect((await rowsOf('mine')).map((r) => r.uid)).toEqual([again.uid]);
     expect(await server.db('versions_trash').where({ uid })).toHaveLength(1);
@@ -105,15 +104,15 @@ describe.each(dbKinds())('deleting records on %s', (kind) => {
 
   it('a restored latest takes the flag back from a lower version, not from a higher one', async () => {
     const s = servicesOf(server);
-    await publish(s, ADMIN, record('back', '1.0.0'));
-    const top = await publish(s, ADMIN, record('back', '2.0.0', true));
+    await publishAsAdmin(server, record('back', '1.0.0'));
+    const top = await publishAsAdmin(server, record('back', '2.0.0', true));
     await deleteRecord(s, ADMIN, top.uid, true);
     expect(await latestOf('back')).toEqual(['1.0.0']);
     await restoreRecord(s, ADMIN, top.uid);
     expect(await latestOf('back')).toEqual(['2.0.0']);
 
     await deleteRecord(s, ADMIN, top.uid, true);
-    await publish(s, ADMIN, record('back', '3.0.0', true));
+    await publishAsAdmin(server, record('back', '3.0.0', true));
     const restored = await restoreRecord(s, ADMIN, top.uid);
     expect(restored.latestVersion).toBe(false);
     expect(await latestOf('back')).toEqual(['3.0.0']);
@@ -130,8 +129,8 @@ describe.each(dbKinds())('deleting records on %s', (kind) => {
   it('emptying the trash removes only what was deleted more than its days ago', async () => {
     const day = 86_400_000;
     const start = new Date('2026-01-10T00:00:00Z');
-    const old = await publish(servicesOf(server), ADMIN, record('purge', '1.0.0'));
-    const recent = await publish(servicesOf(server), ADMIN, record('purge', '2.0.0'));
+    const old = await publishAsAdmin(server, record('purge', '1.0.0'));
+    const recent = await publishAsAdmin(server, record('purge', '2.0.0'));
     await deleteRecord(servicesOf(server, () => start), ADMIN, old.uid, false);
     await deleteRecord(servicesOf(server, () => new Date(start.getTime() + 3 * day)), ADMIN, recent.uid, false);
     const inTrash = () => server.db('versions_trash').where({ artifact_id: 'purge' }).pluck('version');

@@ -16,3 +16,10 @@ export const userOf = (projectName: string): Actor => ({
   projectName,
   mustChangePassword: false,
 });
+
+/** Publishes a record as the administrator, over HTTP: its uid. */
+export async function publishAsAdmin(server: TestServer, body: unknown): Promise<{ uid: string }> {
+  const answer = await server.request('POST', '/v1/repositories', { token: await server.adminToken(), body });
+  if (answer.status !== 200 && answer.status !== 201) throw new Error(`publish failed: ${answer.status} ${answer.text}`);
+  return { uid: answer.body.uid as string };
+}
