@@ -5,11 +5,13 @@ import { openApiDocument, openApiYaml } from '../openapi.js';
 import { operationEndpoints } from './health.js';
 import { authenticationEndpoints } from './v1/authentication.js';
 import { repositoryEndpoints } from './v1/repositories.js';
+import { retentionEndpoints } from './v1/retention.js';
 import { tokenEndpoints } from './v1/tokens.js';
+import { trashEndpoints } from './v1/trash.js';
 import { userEndpoints } from './v1/users.js';
 
 /** The endpoints the API description describes. */
-export const API_ENDPOINTS = [...authenticationEndpoints, ...userEndpoints, ...repositoryEndpoints, ...tokenEndpoints, ...operationEndpoints];
+export const API_ENDPOINTS = [...authenticationEndpoints, ...userEndpoints, ...repositoryEndpoints, ...trashEndpoints, ...retentionEndpoints, ...tokenEndpoints, ...operationEndpoints];
 
 const descriptionEndpoints = [
   endpoint({
