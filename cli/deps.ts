@@ -128,6 +128,14 @@ function lazyApi(load: () => Promise<Api>): Api {
     createToken: async (body) => (await api()).createToken(body),
     listTokens: async (userId) => (await api()).listTokens(userId),
     revokeToken: async (id) => (await api()).revokeToken(id),
+    deleteVersion: async (uid, force) => (await api()).deleteVersion(uid, force),
+    listTrash: async (query) => (await api()).listTrash(query),
+    restoreVersion: async (uid) => (await api()).restoreVersion(uid),
+    createPolicy: async (body) => (await api()).createPolicy(body),
+    listPolicies: async () => (await api()).listPolicies(),
+    changePolicy: async (id, body) => (await api()).changePolicy(id, body),
+    removePolicy: async (id) => (await api()).removePolicy(id),
+    runPolicy: async (id, dryRun) => (await api()).runPolicy(id, dryRun),
   };
 }
 

@@ -20,6 +20,9 @@ const GROUPS: Record<string, () => Promise<CommandGroup>> = {
   user: () => import('./commands/user/index.js'),
   publish: () => import('./commands/publish/index.js'),
   search: () => import('./commands/search/index.js'),
+  delete: () => import('./commands/delete/index.js'),
+  trash: () => import('./commands/trash/index.js'),
+  retention: () => import('./commands/retention/index.js'),
 };
 
 /** The exit code of a command stopped by Ctrl-C (128 + SIGINT), as a shell reports it. */
