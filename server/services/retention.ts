@@ -154,7 +154,7 @@ export interface RetentionFinished {
 }
 
 /**
- * Where the `retention.finished` event is emitted (docs/api.md, "Events"): called once per
+ * Where the `retention.finished` event is emitted (docs/retention.md, "Daily runs"): called once per
  * finished daily run, after its run row is marked finished.
  */
 export async function retentionFinished(services: Services, finished: RetentionFinished): Promise<void> {
