@@ -136,6 +136,14 @@ function lazyApi(load: () => Promise<Api>): Api {
     rotateWebhookSecret: async (id) => (await api()).rotateWebhookSecret(id),
     events: async (query) => (await api()).events(query),
     audit: async (query) => (await api()).audit(query),
+    deleteVersion: async (uid, force) => (await api()).deleteVersion(uid, force),
+    listTrash: async (query) => (await api()).listTrash(query),
+    restoreVersion: async (uid) => (await api()).restoreVersion(uid),
+    createPolicy: async (body) => (await api()).createPolicy(body),
+    listPolicies: async () => (await api()).listPolicies(),
+    changePolicy: async (id, body) => (await api()).changePolicy(id, body),
+    removePolicy: async (id) => (await api()).removePolicy(id),
+    runPolicy: async (id, dryRun) => (await api()).runPolicy(id, dryRun),
   };
 }
 

@@ -57,6 +57,12 @@ export interface ServerConfig {
     /** CIDR networks a webhook may reach though the address rules refuse them. */
     allowNetworks: string[];
   };
+  /** Days a deleted record stays restorable in the trash. */
+  trashDays: number;
+  /** The UTC time of day enabled retention policies run, as minutes after midnight. */
+  retentionAtMinutes: number;
+  /** Versions that cannot be replaced by a different record (docs/retention.md, "Immutable versions"). */
+  immutableVersions?: RegExp;
 }
 
 
@@ -194,6 +200,16 @@ export function loadConfig(args: string[], env: NodeJS.ProcessEnv): ServerConfig
       throw usage(`${r?.source ?? label(name)}: ${(error as Error).message}`);
     }
   };
+  const retentionAt = raw('retentionAt');
+  const clock = /^([01]\d|2[0-3]):([0-5]\d)$/.exec(retentionAt?.value ?? SETTINGS.retentionAt.default);
+  if (!clock) throw usage(`${retentionAt!.source} must be a UTC time of day as HH:MM, e.g. 03:00, not "${retentionAt!.value}"`);
+  const immutable = raw('immutableVersions');
+  let immutableVersions: RegExp | undefined;
+  try {
+    immutableVersions = immutable && new RegExp(immutable.value, 'u');
+  } catch {
+    throw usage(`${immutable!.source} must be a regular expression (JavaScript syntax), e.g. ^(?!.*-SNAPSHOT$); "${immutable!.value}" is not one`);
+  }
   const dataHome = env.XDG_DATA_HOME || path.join(env.HOME || os.homedir(), '.local', 'share');
 
   return {
@@ -233,6 +249,9 @@ export function loadConfig(args: string[], env: NodeJS.ProcessEnv): ServerConfig
       retrySchedule: listed('webhookRetrySchedule', parseDurations),
       allowNetworks: raw('webhookAllowNetworks') ? listed('webhookAllowNetworks', parseNetworks) : [],
     },
+    trashDays: int('trashDays', 1, 3650),
+    retentionAtMinutes: Number(clock[1]) * 60 + Number(clock[2]),
+    immutableVersions,
     warnings: SECRETS.filter((name) => argValues.has(SETTINGS[name].arg)).map(
       (name) => `--${SETTINGS[name].arg} is visible to every local user (ps, /proc): set ${SETTINGS[name].env[0]} in the environment instead`,
     ),

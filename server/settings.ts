@@ -41,4 +41,7 @@ export const SETTINGS = {
   auditDays: { arg: 'repoadmin_audit_days', env: ['REPO_MAN_AUDIT_DAYS'], about: 'days audit entries are kept, 1 to 36500', default: '365' },
   webhookRetrySchedule: { arg: 'repoadmin_webhook_retry_schedule', env: ['REPO_MAN_WEBHOOK_RETRY_SCHEDULE'], about: 'waits between webhook delivery attempts, e.g. 1s,2s,4s', default: '5s,5m,30m,2h,5h,10h,10h' },
   webhookAllowNetworks: { arg: 'repoadmin_webhook_allow_networks', env: ['REPO_MAN_WEBHOOK_ALLOW_NETWORKS'], about: 'networks (CIDR, comma-separated) webhooks may reach though loopback, link-local or otherwise refused', default: 'none' },
+  trashDays: { arg: 'repoadmin_trash_days', env: ['REPO_MAN_TRASH_DAYS'], about: 'days a deleted record stays in the trash, 1 to 3650', default: '7' },
+  retentionAt: { arg: 'repoadmin_retention_at', env: ['REPO_MAN_RETENTION_AT'], about: 'UTC time of day (HH:MM) enabled retention policies run', default: '03:00' },
+  immutableVersions: { arg: 'repoadmin_immutable_versions', env: ['REPO_MAN_IMMUTABLE_VERSIONS'], about: 'versions matching this regular expression cannot be replaced by a different record', default: 'none' },
 } satisfies Record<string, Setting>;

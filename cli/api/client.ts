@@ -2,8 +2,10 @@
 // docs/cli.md.
 import { AppError } from '../../common/errors.js';
 import type { TokenRequest, TokenResponse } from '../../common/schemas/auth.js';
-import type { PageRequest, PublishResult, SearchRequest, SearchResult, SortField, VersionRecordBody } from '../../common/schemas/repositories.js';
+import type { PageRequest, PublishResult, SearchRequest, SearchResult, SortField, VersionInformation, VersionRecordBody } from '../../common/schemas/repositories.js';
+import type { RetentionPolicy, RetentionPolicyList, RetentionRunResult } from '../../common/schemas/retention.js';
 import type { ProjectTokenCreated, ProjectTokenList } from '../../common/schemas/tokens.js';
+import type { TrashPage } from '../../common/schemas/trash.js';
 import type { Me, UserCreateRequest, UserList, UserResult } from '../../common/schemas/users.js';
 import type { AuditPage } from '../../common/schemas/audit.js';
 import type { EventPage } from '../../common/schemas/events.js';
@@ -61,6 +63,15 @@ export interface Api {
   /** `GET /v1/events`; with `wait`, the server holds the request until an event arrives. */
   events(query: { after?: string; limit?: number; wait?: number; type?: string[] }): Promise<EventPage>;
   audit(query: { actor?: string; action?: string; since?: string; page?: number; size?: number }): Promise<AuditPage>;
+  /** `DELETE /v1/repositories/{uid}`: into the trash. */
+  deleteVersion(uid: string, force: boolean): Promise<void>;
+  listTrash(query: { projectName?: string; page?: number; size?: number }): Promise<TrashPage>;
+  restoreVersion(uid: string): Promise<VersionInformation>;
+  createPolicy(body: Record<string, unknown>): Promise<RetentionPolicy>;
+  listPolicies(): Promise<RetentionPolicyList>;
+  changePolicy(id: string, body: Record<string, unknown>): Promise<RetentionPolicy>;
+  removePolicy(id: string): Promise<void>;
+  runPolicy(id: string, dryRun: boolean): Promise<RetentionRunResult>;
 }
 
 export interface ApiContext extends SessionContext {
@@ -191,5 +202,15 @@ export function createApi(context: ApiContext): Api {
     events: (query) =>
       authenticated({ method: 'GET', path: 'v1/events', searchParams: { ...query, type: query.type?.join(',') || undefined }, idempotent: true }),
     audit: (query) => authenticated({ method: 'GET', path: 'v1/audit', searchParams: query, idempotent: true }),
+    deleteVersion: (uid, force) =>
+      authenticated({ method: 'DELETE', path: `v1/repositories/${encodeURIComponent(uid)}`, searchParams: { force: force ? 'true' : undefined } }),
+    listTrash: (query) => authenticated({ method: 'GET', path: 'v1/trash', searchParams: query, idempotent: true }),
+    restoreVersion: (uid) => authenticated({ method: 'POST', path: `v1/trash/${encodeURIComponent(uid)}/restore` }),
+    createPolicy: (body) => authenticated({ method: 'POST', path: 'v1/retention/policies', json: body }),
+    listPolicies: () => authenticated({ method: 'GET', path: 'v1/retention/policies', idempotent: true }),
+    changePolicy: (id, body) => authenticated({ method: 'PATCH', path: `v1/retention/policies/${encodeURIComponent(id)}`, json: body }),
+    removePolicy: (id) => authenticated({ method: 'DELETE', path: `v1/retention/policies/${encodeURIComponent(id)}` }),
+    runPolicy: (id, dryRun) =>
+      authenticated({ method: 'POST', path: `v1/retention/policies/${encodeURIComponent(id)}/run`, searchParams: { dryRun: String(dryRun) } }),
   };
 }

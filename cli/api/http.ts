@@ -19,7 +19,7 @@ export interface HttpOptions {
 }
 
 export interface HttpRequest {
-  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   /** Below the base address, e.g. `v1/users`. */
   path: string;
   json?: unknown;

@@ -282,3 +282,21 @@ export async function findByUid(db: Db, uid: string): Promise<StoredVersion> {
   if (!row) throw new AppError('not_found', `no version record with uid ${uid}`);
   return fromRow(row);
 }
+
+/** The record stored under these coordinates, if any. */
+export async function findByCoordinates(
+  db: Db,
+  coordinates: { projectName: string; branch: string; groupId: string; artifactId: string; version: string },
+): Promise<StoredVersion | undefined> {
+  const row = await db('versions')
+    .select(COLUMNS)
+    .where({
+      project_name: coordinates.projectName,
+      branch: coordinates.branch,
+      group_id: coordinates.groupId,
+      artifact_id: coordinates.artifactId,
+      version: coordinates.version,
+    })
+    .first();
+  return row ? fromRow(row) : undefined;
+}

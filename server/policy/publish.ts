@@ -4,11 +4,12 @@
 // TypeScript check of a resolved user, which says why a refused publish was refused.
 //
 // The rule: the credential still holds (a session token's user exists under its name with the
-// token's version; a project token is known and not expired), a project token has the scope
-// publish, the user need not change the initial password, and the user is an administrator or
+// token's version; a project token is known and not expired), a project token has a scope that
+// allows publishing (publish or delete), the user need not change the initial password, and the user is an administrator or
 // belongs to the record's project. A project token's use is recorded when due (at most once a
 // minute), with the publish, whether or not the publish may go ahead.
 import { AppError } from '../../common/errors.js';
+import { scopesAllowing } from '../../common/schemas/tokens.js';
 import type { BoundSql, Precondition } from '../db/dialects/index.js';
 import { touchTokenSql } from '../db/tokens.js';
 import { checkActor } from '../services/access.js';
@@ -25,7 +26,7 @@ const USER_MAY_PUBLISH = `not u.must_change_password and (u.role = '${ADMIN}' or
 const CHECKS: Record<SignedCredential['kind'], string> = {
   session: `select 1 from users u where u.id = ? and u.username = ? and u.token_version = ? and ${USER_MAY_PUBLISH}`,
   project: `select 1 from tokens t join users u on u.id = t.user_id
-          where t.token_hash = ? and t.scope = 'publish' and (t.expires_at is null or t.expires_at > ?) and ${USER_MAY_PUBLISH}`,
+          where t.token_hash = ? and t.scope in (${scopesAllowing('publish').map((scope) => `'${scope}'`).join(', ')}) and (t.expires_at is null or t.expires_at > ?) and ${USER_MAY_PUBLISH}`,
 };
 
 /** The rule as SQL: a row when the credential may publish to `projectName` at `now`. */

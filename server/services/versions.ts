@@ -22,6 +22,7 @@ import {
 } from '../db/versions.js';
 import { explainRefusal, publishPrecondition } from '../policy/publish.js';
 import type { SignedCredential } from './context.js';
+import { checkImmutable, isImmutable } from './immutable.js';
 import type { Services } from './context.js';
 
 /** A stored record as the API answers with it (docs/api.md, "Version records"). */
@@ -50,7 +51,12 @@ export function toVersionInformation(stored: StoredVersion): VersionInformation 
  * resolves it, to throw the same 401 or 403 it would.
  */
 export async function publish(services: Services, credential: SignedCredential, record: VersionRecord): Promise<PublishResult> {
-  const fields = storedFields(services, record);
+  let fields = storedFields(services, record);
+  if (isImmutable(services, fields.version)) {
+    // The credential first (a refused one says why before the version's rule), then the rule.
+    await explainRefusal(services, credential, record.projectName);
+    fields = await checkImmutable(services, services.db, fields, record.creationDate !== undefined);
+  }
   // A second refusal that the credential cannot explain either: it changed twice meanwhile.
   for (let attempt = 0; attempt < 2; attempt++) {
     const stored = await upsertVersion(services.db, fields, publishPrecondition(credential, record.projectName, services.now()));

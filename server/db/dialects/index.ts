@@ -83,6 +83,11 @@ export interface Dialect extends SqlForm {
     precondition?: Precondition,
   ): Promise<{ uid: string; created: boolean } | undefined>;
   /**
+   * Runs `work` in a transaction that holds the lock publishes of this key take (`PublishKey.lock`),
+   * so that it takes turns with them: deleting and restoring records move the latest flag safely.
+   */
+  transactionWithKeyLock<T>(db: Knex, lock: string, work: (trx: Knex.Transaction) => Promise<T>): Promise<T>;
+  /**
    * Adds one to the counter column of the row with these key values (inserting it at 1) unless it
    * has reached `limit`, in one statement: true when it was counted.
    */

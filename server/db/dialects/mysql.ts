@@ -121,6 +121,10 @@ export const mysqlDialect: Dialect = {
     });
   },
 
+  transactionWithKeyLock(db, lock, work) {
+    return transactionWithLock(db, lock, work);
+  },
+
   async countUpTo(db, table, key, counter, limit) {
     const query = db(table)
       .insert({ ...key, [counter]: 1 })

@@ -152,6 +152,14 @@ export function postgresLike(runStatement: Dialect['runStatement']): Dialect {
       return stored && { uid: String(stored.uid), created: Boolean(stored.created) };
     },
 
+    transactionWithKeyLock(db, lock, work) {
+      // The lock versions_take_key takes (migration 20261123120000_versions_take_key).
+      return db.transaction(async (trx) => {
+        await trx.raw('select pg_advisory_xact_lock(hashtext(?))', [lock]);
+        return work(trx);
+      });
+    },
+
     async countUpTo(db, table, key, counter, limit) {
       const rows = await db(table)
         .insert({ ...key, [counter]: 1 })
