@@ -8,6 +8,7 @@
 import type { Knex } from 'knex';
 import { AppError } from '../../common/errors.js';
 import { type Db, dialectOf } from './dialects/index.js';
+import { markVersionChange } from './events.js';
 import { retryConflicts } from './faults.js';
 import { toDate, toNumber } from './rows.js';
 import { type StoredVersion, fromRow, publishKey } from './versions.js';
@@ -84,9 +85,25 @@ export async function deleteVersion(db: Knex, uid: string, check: DeleteCheck): 
           `${describe(record)} is the latest of its key: delete it with force=true, and the highest remaining version becomes the latest`,
         );
       }
-      await moveToTrash(trx, row, check.deletedBy, check.now);
-      if (!record.latestVersion) return { record };
-      return { record, latestMovedTo: await promoteHighest(trx, row) };
+      if (!record.latestVersion) {
+        await moveToTrash(trx, row, check.deletedBy, check.now);
+        return { record };
+      }
+      // With a record left to take the flag, the delete and the promotion are one latest move (one
+      // latest.moved from this version to the next, migration 20261125100000_events); with none,
+      // the delete alone moves the key's latest to null.
+      const another = await trx('versions').select('id').where(keyOf(row)).whereNot({ id: row.id }).first();
+      if (!another) {
+        await moveToTrash(trx, row, check.deletedBy, check.now);
+        return { record, latestMovedTo: null };
+      }
+      await markVersionChange(trx, 'latest');
+      try {
+        await moveToTrash(trx, row, check.deletedBy, check.now);
+        return { record, latestMovedTo: await promoteHighest(trx, row) };
+      } finally {
+        await markVersionChange(trx, null);
+      }
     }),
   );
 }
@@ -141,11 +158,19 @@ export async function restoreVersion(db: Knex, uid: string, allow: (record: Stor
       }
       const current = await trx('versions').select('id', 'version', 'version_key').where({ ...keyOf(row), latest_version: true }).first();
       const takesLatest = record.latestVersion && (!current || String(current.version_key) < String(row.version_key));
-      if (current && takesLatest) {
-        await trx('versions').where({ id: current.id }).update({ latest_version: false, updated_at: trx.fn.now(3) });
+      // The flag taken from the current latest is the first half of one move to the restored record,
+      // and the insert is a restore, not a publish (migration 20261125100000_events).
+      try {
+        if (current && takesLatest) {
+          await markVersionChange(trx, 'latest');
+          await trx('versions').where({ id: current.id }).update({ latest_version: false, updated_at: trx.fn.now(3) });
+        }
+        await markVersionChange(trx, 'restore');
+        const copy = Object.fromEntries(RECORD_COLUMNS.map((c) => [c, row[c]]));
+        await trx('versions').insert({ ...copy, latest_version: takesLatest, updated_at: trx.fn.now(3) });
+      } finally {
+        await markVersionChange(trx, null);
       }
-      const copy = Object.fromEntries(RECORD_COLUMNS.map((c) => [c, row[c]]));
-      await trx('versions').insert({ ...copy, latest_version: takesLatest, updated_at: trx.fn.now(3) });
       await trx('versions_trash').where({ id: row.id }).delete();
       const restored = { ...record, latestVersion: takesLatest };
       return takesLatest ? { record: restored, latestMovedFrom: current ? String(current.version) : null } : { record: restored };
