@@ -21,7 +21,7 @@ import { postgresSql, publishStatement } from '../server/db/dialects/postgres.js
 import { COORDINATE_COLUMNS, type ShapedQuery, countQuery, latestQuery, pageQuery, publishKey, toRow } from '../server/db/versions.js';
 import { generateToken } from '../server/services/auth.js';
 import type { Services } from '../server/services/context.js';
-import type { SignedCredential } from '../server/services/access.js';
+import type { SignedCredential } from '../server/services/context.js';
 import { publish, storedFields } from '../server/services/versions.js';
 import { ARTIFACTS, LONG_HISTORY_KEY, keyOf, publishedRecord } from './dataset.js';
 import type { HttpRequest } from './load.js';

@@ -1,7 +1,7 @@
 // The versions table: one record per coordinates, at most one latest per project, artifact, branch.
 import type { Knex } from 'knex';
 import { AppError } from '../../common/errors.js';
-import type { Paging, SearchFilters, SortField } from '../../common/schemas/repositories.js';
+import type { PageRequest, SearchFilters, SortField } from '../../common/schemas/repositories.js';
 import { versionKey } from '../../common/version-key.js';
 import { type Db, type Precondition, type PublishKey, type SqlForm, dialectOf } from './dialects/index.js';
 import { retryConflicts } from './faults.js';
@@ -202,7 +202,7 @@ export interface ShapedQuery {
 }
 
 /** The page query of a search: order, then the default order (newest first) as the tie-breaker. */
-export function pageQuery(form: SqlForm, filters: SearchFilters, paging: Paging): ShapedQuery {
+export function pageQuery(form: SqlForm, filters: SearchFilters, paging: PageRequest): ShapedQuery {
   const where = whereOf(form, filters, 'versions');
   const offset = (paging.page - 1) * paging.size;
   const direction = paging.sortDirection === 'DESC' ? 'desc' : 'asc';
@@ -255,7 +255,7 @@ const run = (db: Db, query: ShapedQuery) => cachedRows(db, query.shape, query.va
 export async function searchVersions(
   db: Db,
   filters: SearchFilters,
-  paging: Paging,
+  paging: PageRequest,
 ): Promise<{ items: StoredVersion[]; total: number }> {
   const form = dialectOf(db);
   const [rows, counted] = await Promise.all([run(db, pageQuery(form, filters, paging)), run(db, countQuery(form, filters))]);

@@ -11,7 +11,8 @@
 import { AppError } from '../../common/errors.js';
 import type { BoundSql, Precondition } from '../db/dialects/index.js';
 import { touchTokenSql } from '../db/tokens.js';
-import { type SignedCredential, checkActor } from '../services/access.js';
+import { checkActor } from '../services/access.js';
+import type { SignedCredential } from '../services/context.js';
 import { actorFromSession } from '../services/auth.js';
 import type { Actor, Services } from '../services/context.js';
 import { actorFromProjectTokenHash, lastUseDueBefore } from '../services/tokens.js';

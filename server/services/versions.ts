@@ -5,7 +5,7 @@ import { withoutUserInfo } from '../../common/urls.js';
 import {
   DEFAULT_TYPE,
   type LatestQuery,
-  type Paging,
+  type PageRequest,
   type PublishResult,
   type SearchFilters,
   type SearchResult,
@@ -21,7 +21,7 @@ import {
   upsertVersion,
 } from '../db/versions.js';
 import { explainRefusal, publishPrecondition } from '../policy/publish.js';
-import type { SignedCredential } from './access.js';
+import type { SignedCredential } from './context.js';
 import type { Services } from './context.js';
 
 /** A stored record as the API answers with it (docs/api.md, "Version records"). */
@@ -76,7 +76,7 @@ export function storedFields(services: Services, record: VersionRecord): Version
   };
 }
 
-export async function search(services: Services, filters: SearchFilters, paging: Paging): Promise<SearchResult> {
+export async function search(services: Services, filters: SearchFilters, paging: PageRequest): Promise<SearchResult> {
   const { items, total } = await searchVersions(services.db, filters, paging);
   return {
     versionInformation: items.map(toVersionInformation),

@@ -7,7 +7,7 @@ import { AppError } from '../../common/errors.js';
 import { VersionRecord } from '../../common/schemas/repositories.js';
 import { hashProjectToken } from '../../server/auth/project-tokens.js';
 import type { Services } from '../../server/services/context.js';
-import type { SignedCredential } from '../../server/services/access.js';
+import type { SignedCredential } from '../../server/services/context.js';
 import { publish } from '../../server/services/versions.js';
 import { dbKinds } from '../helpers/db.js';
 import { type TestServer, startTestServer } from '../helpers/server.js';
