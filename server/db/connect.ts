@@ -11,6 +11,7 @@ import type { ServerConfig } from '../config.js';
 import { describeMysqlConnectionError, mysqlKnex, serverName } from './dialects/mysql.js';
 import { boundStatement } from './client-timeout.js';
 import { connectFailure, firstLine, networkReason } from './connect-failure.js';
+import { withDatabaseLock } from './database-lock.js';
 import { lockDataDir } from './lock.js';
 import { MIGRATION_CONFIG } from './migrations/index.js';
 
@@ -306,6 +307,18 @@ async function openMysql(config: ServerConfig['db']): Promise<Database> {
   };
 }
 
+/**
+ * Brings the schema up to date, under the database-wide `schema` lock, so that any number of
+ * instances may start at once: one migrates, the others wait and then find nothing to do. knex's
+ * own lock row is freed first: a start killed while migrating leaves it set, and no one else is
+ * migrating while this instance holds the database's lock. The embedded database (a pool of one
+ * connection) is one process's: no lock, and none could be held beside the migration's connection.
+ */
 export async function migrateLatest(db: Knex): Promise<void> {
-  await db.migrate.latest(MIGRATION_CONFIG);
+  const migrate = async () => {
+    await db.migrate.forceFreeMigrationsLock(MIGRATION_CONFIG);
+    await db.migrate.latest(MIGRATION_CONFIG);
+  };
+  if ((db.client.config as Knex.Config).pool?.max === 1) await migrate();
+  else await withDatabaseLock(db, 'schema', migrate);
 }

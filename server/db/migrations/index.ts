@@ -1,4 +1,17 @@
 // The migrations, in order. Listed in code (not read from a folder) so they work inside the bundle.
+//
+// Every migration must be safe to run again from any point: MariaDB and MySQL commit each DDL
+// statement on its own, so a start stopped in the middle (kill -9, SIGTERM, a lost connection)
+// leaves part of a migration done and unrecorded, and the next start runs all of it again.
+// - Schema changes go through `ensureSchema(knex, ...steps)` (./steps.ts): knex schema builders or
+//   SQL strings, run one statement at a time; a table, column, index, constraint, trigger or function
+//   that is already there counts as done. Never `knex.schema.createTable(...)` or `knex.raw('create
+//   ...')` on their own.
+// - Data statements give the same result when run twice: `insert ... on conflict do nothing` (or `do
+//   update` with the computed value; `on duplicate key update` on MySQL), never `count + 1`.
+// - Functions and views: `create or replace`. Each migration is listed below and imports no
+//   application code. test/server/migrations.test.ts stops every migration after each of its
+//   statements and checks that the next run completes it.
 import type { Knex } from 'knex';
 import * as initial from './20261121000000_initial.js';
 import * as versionCounts from './20261121120000_version_counts.js';
