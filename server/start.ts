@@ -9,6 +9,7 @@ import { createPasswords } from './auth/passwords.js';
 import type { ServerConfig } from './config.js';
 import { openDatabase } from './db/connect.js';
 import { createHttpServer } from './http-server.js';
+import { createScheduler, type Scheduler, type SchedulerOptions } from './schedule.js';
 import { errorBody } from './middleware/errors.js';
 import { prepareDatabase } from './setup.js';
 
@@ -20,6 +21,8 @@ export interface StartOptions {
   now?: () => Date;
   /** What the operator should know as soon as it is known (a data folder that was open to others). */
   warn?: (message: string) => void;
+  /** How often the scheduler ticks and how long its leases hold (tests: much less than the defaults). */
+  schedule?: Pick<SchedulerOptions, 'tickMs' | 'leaseMs'>;
 }
 
 export interface RunningServer {
@@ -29,6 +32,8 @@ export interface RunningServer {
   description: string;
   /** True when the first administrator was created now with the documented password. */
   adminMustChangePassword: boolean;
+  /** Work on a schedule, run once across the instances on this database (server/schedule.ts). */
+  scheduler: Scheduler;
   /**
    * Stops taking connections, gives requests in flight up to `graceMs` to finish (idle keep-alive
    * connections are closed as they become idle), then closes the database.
@@ -93,13 +98,17 @@ export async function startServer(config: ServerConfig, options: StartOptions): 
     const prepared = await prepareDatabase(database.db, config, passwords);
     handler = createApp({ db: database.db, config, log: options.log, secret: prepared.secret, passwords, now: options.now }).callback();
     const { db, description, close } = database;
+    const scheduler = createScheduler(db, { log: options.log, ...options.schedule });
+    scheduler.start();
     return {
       port,
       db,
       description,
       adminMustChangePassword: prepared.adminMustChangePassword,
+      scheduler,
       async stop(graceMs) {
         await closeServer(server, graceMs);
+        await scheduler.stop();
         await close();
       },
     };

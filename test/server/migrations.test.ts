@@ -5,7 +5,7 @@ import { MIGRATION_CONFIG } from '../../server/db/migrations/index.js';
 import type { DbKind } from '../../server/config.js';
 import { createTestDatabase, dbKinds } from '../helpers/db.js';
 
-const TABLES = ['login_attempts', 'revoked_tokens', 'settings', 'tokens', 'users', 'version_counts', 'versions'];
+const TABLES = ['login_attempts', 'revoked_tokens', 'schedule_leases', 'settings', 'tokens', 'users', 'version_counts', 'versions'];
 
 type Db = Awaited<ReturnType<typeof openDatabase>>['db'];
 
