@@ -3,8 +3,9 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { openApiYaml } from '../server/openapi.js';
+import { API_ENDPOINTS } from '../server/routes/index.js';
 
 const file = fileURLToPath(new URL('../public/api/openapi.yaml', import.meta.url));
 mkdirSync(fileURLToPath(new URL('../public/api/', import.meta.url)), { recursive: true });
-writeFileSync(file, openApiYaml());
+writeFileSync(file, openApiYaml(API_ENDPOINTS));
 console.log(`wrote ${file}`);

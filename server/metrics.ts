@@ -3,7 +3,6 @@
 // which collects every worker's registry (prom-client's AggregatorRegistry). Counters and histograms
 // add up; gauges carry a `worker` label, as their sum would mean nothing.
 import cluster from 'node:cluster';
-import type { Middleware } from 'koa';
 import type { Knex } from 'knex';
 import { AggregatorRegistry, Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
@@ -140,10 +139,7 @@ function clusterMetrics(): Promise<string> {
   });
 }
 
-/** GET /metrics: the registry in the Prometheus text format. */
-export function metricsEndpoint(metrics: Metrics): Middleware {
-  return async (ctx) => {
-    ctx.type = metrics.registry.contentType;
-    ctx.body = cluster.isWorker ? await clusterMetrics() : await metrics.registry.metrics();
-  };
+/** What GET /metrics answers, in the Prometheus text format: under --workers, the sum over the workers. */
+export function metricsText(metrics: Metrics): Promise<string> {
+  return cluster.isWorker ? clusterMetrics() : metrics.registry.metrics();
 }

@@ -9,8 +9,8 @@ import { createPasswords } from './auth/passwords.js';
 import type { ServerConfig } from './config.js';
 import { openDatabase } from './db/connect.js';
 import { createHttpServer } from './http-server.js';
+import { errorBody } from './http/errors.js';
 import { createScheduler, type Scheduler, type SchedulerOptions } from './schedule.js';
-import { errorBody } from './middleware/errors.js';
 import { prepareDatabase } from './setup.js';
 
 export interface StartOptions {
@@ -96,7 +96,7 @@ export async function startServer(config: ServerConfig, options: StartOptions): 
     for (const warning of database.warnings) options.warn?.(warning);
     const passwords = createPasswords(config.bcryptCost);
     const prepared = await prepareDatabase(database.db, config, passwords);
-    handler = createApp({ db: database.db, config, log: options.log, secret: prepared.secret, passwords, now: options.now }).callback();
+    handler = createApp({ db: database.db, config, log: options.log, secret: prepared.secret, passwords, now: options.now });
     const { db, description, close } = database;
     const scheduler = createScheduler(db, { log: options.log, ...options.schedule });
     scheduler.start();

@@ -181,16 +181,23 @@ export const SearchQuery = z
   .meta({ id: 'SearchQuery' });
 export type SearchQuery = z.infer<typeof SearchQuery>;
 
-/** The page and order a query string asks for, both spellings made one. */
-export function paging(query: SearchQuery) {
+/** The page and order a search asks for: 1-based, both spellings of the query string made one. */
+export interface PageRequest {
+  page: number;
+  size: number;
+  sortField?: SortField;
+  sortDirection: 'ASC' | 'DESC';
+}
+
+/** The page request of a query string. */
+export function paging(query: SearchQuery): PageRequest {
   const page = query.page !== undefined ? Math.max(query.page, 1) : query.aPage !== undefined ? query.aPage + 1 : 1;
   const size = query.size ?? (query.aSize !== undefined ? Math.min(query.aSize, PAGE_SIZE_MAX) : PAGE_SIZE_DEFAULT);
   return { page, size, sortField: query.sortField, sortDirection: query.sortDirection ?? 'ASC' };
 }
 
-/** The query string of a search, parsed into its paging. */
-export const SearchPaging = SearchQuery.transform(paging);
-export type Paging = z.output<typeof SearchPaging>;
+/** The query string of a search, parsed into its page request. */
+export const PageRequestQuery = SearchQuery.transform(paging);
 
 export const VersionInformation = z
   .object({

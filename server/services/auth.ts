@@ -87,9 +87,14 @@ async function takeUserAttempt(services: Services, window: number, byName: { sco
 /** The user of a bearer token; any problem is a 401, never a 500. */
 export async function actorFromToken(services: Services, token: string): Promise<Actor> {
   const claims = verifyToken(services.tokens, token);
-  const user = await findUserById(services.db, claims.uid);
-  if (!user || user.username !== claims.sub) throw new AppError('unauthorized', 'the token belongs to a user that no longer exists');
-  if (user.tokenVersion !== claims.tv) {
+  return actorFromSession(services, { userId: claims.uid, username: claims.sub, tokenVersion: claims.tv });
+}
+
+/** The user of a session token whose signature was checked. */
+export async function actorFromSession(services: Services, claims: { userId: string; username: string; tokenVersion: number }): Promise<Actor> {
+  const user = await findUserById(services.db, claims.userId);
+  if (!user || user.username !== claims.username) throw new AppError('unauthorized', 'the token belongs to a user that no longer exists');
+  if (user.tokenVersion !== claims.tokenVersion) {
     throw new AppError('unauthorized', 'the token was revoked (the password changed since): get a new one');
   }
   return {

@@ -17,6 +17,8 @@ export interface Services {
   now: () => Date;
   /** The Prometheus metrics, unless REPO_MAN_METRICS=false. */
   metrics?: Metrics;
+  /** Takes the audit entry of a request to an endpoint declared with `audit`; must not throw. */
+  audit?: (record: AuditRecord) => void;
 }
 
 /** The user behind a request's token, as the database has it now. */
@@ -29,3 +31,26 @@ export interface Actor {
   /** Set when the request came with a project token (absent for a session token). */
   projectToken?: { id: string; name: string; scope: TokenScope };
 }
+
+/** What the audit log is told of a request to an endpoint declared with `audit`. */
+export interface AuditRecord {
+  action: string;
+  actor: Actor | undefined;
+  /** The checked credential, where the handler's statement resolved it (publishing) and `actor` is unset. */
+  credential: SignedCredential | undefined;
+  /** How the caller proved who it is. */
+  via: 'password' | 'session' | 'token' | undefined;
+  target: string | undefined;
+  outcome: 'ok' | 'denied' | 'failed';
+  address: string;
+  requestId: string;
+  details: Record<string, unknown> | undefined;
+}
+
+/**
+ * A bearer token whose signature (session) or form (project) has been checked, but not what the
+ * database knows of it: its user, version, scope, expiry and project.
+ */
+export type SignedCredential =
+  | { kind: 'session'; userId: string; username: string; tokenVersion: number }
+  | { kind: 'project'; tokenHash: string };

@@ -1,6 +1,6 @@
 // /metrics moves with the traffic, by route template; the logs carry no password or token.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { UNMATCHED_ROUTE } from '../../server/middleware/metrics.js';
+import { UNMATCHED_ROUTE } from '../../server/http/observe.js';
 import { ADMIN_PASSWORD, type TestServer, startTestServer } from '../helpers/server.js';
 
 /** The value of one sample of the Prometheus text format, 0 when absent. */

@@ -81,7 +81,15 @@ export async function runLogin(opts: LoginOptions, deps: LoginDeps): Promise<Rep
   });
   const password = await loginPassword(opts, deps, username);
   const answer = await deps.api.generateToken({ username, password }, url);
-  await deps.config.save({ url, username: answer.username, userId: answer.userId, token: answer.token, expiresAt: answer.expiresAt });
+  await deps.config.save({
+    url,
+    username: answer.username,
+    userId: answer.userId,
+    token: answer.token,
+    expiresAt: answer.expiresAt,
+    projectName: answer.projectName,
+    role: answer.role,
+  });
 
   const project = answer.projectName ? `, project ${answer.projectName}` : '';
   const notes = [`Logged in to ${url} as ${answer.username} (${answer.role}${project}); the token is valid until ${answer.expiresAt}.`];
@@ -100,7 +108,7 @@ async function loginWithToken(deps: LoginDeps): Promise<Report> {
   const me = await deps.api.meWithToken(token, url);
   const exp = isProjectToken(token) ? undefined : tokenClaims(token).exp;
   const expiresAt = typeof exp === 'number' ? new Date(exp * 1000).toISOString() : null;
-  await deps.config.save({ url, username: me.username, userId: me.userId, token, expiresAt });
+  await deps.config.save({ url, username: me.username, userId: me.userId, token, expiresAt, projectName: me.projectName, role: me.role });
   const kind = isProjectToken(token) ? 'a project token' : 'a session token';
   const project = me.projectName ? `, project ${me.projectName}` : '';
   return {

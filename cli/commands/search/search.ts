@@ -2,7 +2,7 @@
 import { Command } from 'commander';
 import { AppError } from '../../../common/errors.js';
 import { PAGE_SIZE_MAX, SORT_ALIASES, SORT_FIELDS, SearchRequest, type SearchResult, type VersionInformation } from '../../../common/schemas/repositories.js';
-import type { SearchPaging } from '../../api/client.js';
+import type { PageRequestParams } from '../../api/client.js';
 import type { Deps } from '../../deps.js';
 import type { Report } from '../../output/index.js';
 import { action, checkRequest, example, wholeNumber, withFlagNames } from '../support.js';
@@ -33,7 +33,7 @@ const ALL_PAGE_SIZE = PAGE_SIZE_MAX;
 export interface SearchOptions {
   filters: SearchRequest;
   latest: boolean;
-  paging: SearchPaging;
+  paging: PageRequestParams;
   all: boolean;
   field?: Field;
 }
@@ -90,7 +90,7 @@ export function parseSearchFlags(flags: SearchFlags): SearchOptions {
 
 export function searchCommand(deps: Deps, run = runSearch): Command {
   return new Command('search')
-    .summary('find published versions')
+    .summary('find version records')
     // One paragraph: commander wraps it to the terminal's width.
     .description(
       'Find version records. Filters match exactly; * is a wildcard (com.acme.*). --latest keeps the latest ' +

@@ -1,31 +1,27 @@
-// POST /v1/authentication/generate-token
+// Exchanging a user name and password for a session token.
 import { TokenRequest, TokenResponse } from '../../../common/schemas/auth.js';
-import { clientAddress } from '../../middleware/auth.js';
-import { readJson } from '../../middleware/body.js';
-import { parse } from '../../middleware/validate.js';
+import { endpoint } from '../../http/endpoint.js';
+import { LOGIN_RESULTS } from '../../metrics.js';
 import { generateToken } from '../../services/auth.js';
-import { type Endpoint, error, json } from '../endpoint.js';
 
-export const authenticationEndpoints: Endpoint[] = [
-  {
-    method: 'post',
+const LOGIN_RESULT: Record<number, (typeof LOGIN_RESULTS)[number]> = { 200: 'success', 401: 'failure', 429: 'rate_limited' };
+
+export const authenticationEndpoints = [
+  endpoint({
+    method: 'POST',
     path: '/v1/authentication/generate-token',
-    doc: {
-      tags: ['authentication'],
-      summary: 'Exchange a user name and password for a token',
-      requestBody: { required: true, ...json(TokenRequest) },
-      responses: {
-        200: { description: 'A new token', ...json(TokenResponse) },
-        400: error('Invalid request'),
-        401: error('Wrong user name or password'),
-        429: error('Too many failed attempts; see Retry-After'),
-      },
+    summary: 'Exchange a user name and password for a token',
+    tags: ['authentication'],
+    access: 'public',
+    body: TokenRequest,
+    responses: {
+      200: { description: 'A new token', schema: TokenResponse },
+      400: { description: 'Invalid request' },
+      401: { description: 'Wrong user name or password' },
+      429: { description: 'Too many failed attempts; see Retry-After' },
     },
-    handlers: (services) => [
-      async (ctx) => {
-        const request = parse(TokenRequest, await readJson(ctx));
-        ctx.body = await generateToken(services, request, clientAddress(ctx, services.config.trustProxy));
-      },
-    ],
-  },
+    count: (metrics, status) => metrics.logins.inc({ result: LOGIN_RESULT[status] ?? (status < 500 ? 'invalid' : 'error') }),
+    audit: { action: 'login', target: (req) => req.body.username, via: 'password' },
+    handler: async (req, services) => ({ body: await generateToken(services, req.body, req.address) }),
+  }),
 ];

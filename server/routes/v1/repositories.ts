@@ -1,139 +1,89 @@
-// The repository routes: publish, search, latest, one record.
-import type { Context } from 'koa';
+// The repository endpoints: publish, search, latest, one record.
 import {
   LatestQuery,
   PAGE_SIZE_MAX,
   PublishResult,
   SORT_FIELDS,
   SearchFiltersBody,
-  SearchPaging,
-  SearchRequest,
+  PageRequestQuery,
   SearchResult,
   UidParams,
   VersionInformation,
   VersionRecord,
 } from '../../../common/schemas/repositories.js';
-import { currentActor, optionalToken, requireToken, signedCredential } from '../../middleware/auth.js';
-import { readJson } from '../../middleware/body.js';
-import { parse, parseQuery } from '../../middleware/validate.js';
-import type { Services } from '../../services/context.js';
-import { byUid, latest, publish, publishChecked, publishesChecked, search } from '../../services/versions.js';
-import { type Endpoint, bearer, error, json, publicOrBearer, query, uuidPath } from '../endpoint.js';
+import { endpoint } from '../../http/endpoint.js';
+import { byUid, latest, publish, search } from '../../services/versions.js';
 
-/** Reading needs a token unless the server lets anyone search (REPO_MAN_SEARCH_PUBLIC). */
-const reader = (services: Services) => optionalToken(services, () => !services.config.searchPublic);
+const coordinates = (r: VersionRecord) => `${r.projectName}/${r.branch}/${r.artifact.groupId}:${r.artifact.artifactId}:${r.artifact.version}`;
+const queryParameter = (name: string, schema: object, description: string) => ({ name, in: 'query', schema, description });
 
-export const repositoryEndpoints: Endpoint[] = [
-  {
-    method: 'post',
+export const repositoryEndpoints = [
+  endpoint({
+    method: 'POST',
     path: '/v1/repositories',
-    doc: {
-      tags: ['repository'],
-      summary: 'Store a version record (replaces the record of the same coordinates)',
-      security: bearer,
-      requestBody: { required: true, ...json(VersionRecord) },
-      responses: {
-        200: { description: 'Replaced', ...json(PublishResult) },
-        201: { description: 'Created', ...json(PublishResult) },
-        400: error('Invalid record'),
-        401: error('No valid token'),
-        403: error('Another project, or a project token of the scope read'),
-      },
+    summary: 'Store a version record (replaces the record of the same coordinates)',
+    tags: ['repository'],
+    // The publish statement checks what the database knows of the credential (server/services/versions.ts).
+    access: { scope: 'publish', checkedByHandler: true },
+    body: VersionRecord,
+    responses: {
+      200: { description: 'Replaced', schema: PublishResult },
+      201: { description: 'Created', schema: PublishResult },
+      400: { description: 'Invalid record' },
+      401: { description: 'No valid token' },
+      403: { description: 'Another project, or a project token of the scope read' },
     },
-    handlers: (services) => {
-      const authorize = requireToken(services, { scope: 'publish' });
-      const checksInStatement = publishesChecked(services);
-      const answer = (ctx: Context, result: PublishResult) => {
-        ctx.status = result.created ? 201 : 200;
-        ctx.body = result;
-      };
-      const publishAs = async (ctx: Context, record: VersionRecord) => answer(ctx, await publish(services, currentActor(ctx), record));
-      return [
-        async (ctx, next) => {
-          // Where the database can, a signed token goes with the record to it, and the publish
-          // statement checks its user and token itself. A credential that fails there, or a record
-          // that fails validation, takes the usual way, so the answer is the same as the usual
-          // way's, down to a credential problem being reported before a problem with the record.
-          const credential = checksInStatement ? signedCredential(services, ctx.get('Authorization')) : undefined;
-          if (!credential) return authorize(ctx, next);
-          let record: VersionRecord;
-          try {
-            record = parse(VersionRecord, await readJson(ctx));
-          } catch (error) {
-            await authorize(ctx, async () => {});
-            throw error;
-          }
-          const result = await publishChecked(services, credential, record);
-          return result ? answer(ctx, result) : authorize(ctx, () => publishAs(ctx, record));
-        },
-        async (ctx) => publishAs(ctx, parse(VersionRecord, await readJson(ctx))),
-      ];
+    audit: { action: 'version.published', target: (req) => coordinates(req.body) },
+    count: (metrics, status) => {
+      if (status === 200 || status === 201) metrics.publishes.inc({ created: String(status === 201) });
     },
-  },
-  {
-    method: 'post',
+    handler: async (req, services) => {
+      const result = await publish(services, req.credential!, req.body);
+      return { status: result.created ? 201 : 200, body: result };
+    },
+  }),
+  endpoint({
+    method: 'POST',
     path: '/v1/repositories/search',
-    doc: {
-      tags: ['repository'],
-      summary: 'Search version records; `*` is a wildcard',
-      security: publicOrBearer,
-      parameters: [
-        query('page', { type: 'integer', minimum: 0, default: 1 }, 'page number, from 1'),
-        query('size', { type: 'integer', minimum: 1, maximum: PAGE_SIZE_MAX, default: 10 }, 'page size'),
-        query('aPage', { type: 'integer', minimum: 0 }, 'older clients: page number from 0'),
-        query('aSize', { type: 'integer', minimum: 1 }, 'older clients: page size (over 100 reads as 100)'),
-        query('sortField', { type: 'string', enum: [...SORT_FIELDS] }, 'sort field; version sorts version-aware'),
-        query('sortDirection', { type: 'string', enum: ['ASC', 'DESC'] }, 'sort direction (any case)'),
-      ],
-      requestBody: { required: false, ...json(SearchRequest) },
-      responses: { 200: { description: 'Matches', ...json(SearchResult) }, 400: error('Invalid filter or paging'), 401: error('A token is required on this server') },
-    },
-    handlers: (services) => [
-      reader(services),
-      async (ctx) => {
-        const paging = parseQuery(SearchPaging, ctx.query);
-        const filters = parse(SearchFiltersBody, await readJson(ctx, { optional: true }));
-        ctx.body = await search(services, filters, paging);
-      },
+    summary: 'Search version records; `*` is a wildcard',
+    tags: ['repository'],
+    access: 'reader',
+    query: PageRequestQuery,
+    queryDoc: [
+      queryParameter('page', { type: 'integer', minimum: 0, default: 1 }, 'page number, from 1'),
+      queryParameter('size', { type: 'integer', minimum: 1, maximum: PAGE_SIZE_MAX, default: 10 }, 'page size'),
+      queryParameter('aPage', { type: 'integer', minimum: 0 }, 'older clients: page number from 0'),
+      queryParameter('aSize', { type: 'integer', minimum: 1 }, 'older clients: page size (over 100 reads as 100)'),
+      queryParameter('sortField', { type: 'string', enum: [...SORT_FIELDS] }, 'sort field; version sorts version-aware'),
+      queryParameter('sortDirection', { type: 'string', enum: ['ASC', 'DESC'] }, 'sort direction (any case)'),
     ],
-  },
-  {
-    method: 'get',
+    body: SearchFiltersBody,
+    bodyOptional: true,
+    responses: {
+      200: { description: 'Matches', schema: SearchResult },
+      400: { description: 'Invalid filter or paging' },
+      401: { description: 'A token is required on this server' },
+    },
+    handler: async (req, services) => ({ body: await search(services, req.body, req.query) }),
+  }),
+  endpoint({
+    method: 'GET',
     path: '/v1/repositories/latest',
-    doc: {
-      tags: ['repository'],
-      summary: 'The latest version of an artifact',
-      security: publicOrBearer,
-      parameters: [
-        { ...query('groupId', { type: 'string' }, 'group'), required: true },
-        { ...query('artifactId', { type: 'string' }, 'artifact'), required: true },
-        query('branch', { type: 'string' }, 'branch'),
-        query('projectName', { type: 'string' }, 'project'),
-      ],
-      responses: { 200: { description: 'The record', ...json(VersionInformation) }, 404: error('None') },
-    },
-    handlers: (services) => [
-      reader(services),
-      async (ctx) => {
-        ctx.body = await latest(services, parseQuery(LatestQuery, ctx.query));
-      },
-    ],
-  },
-  {
-    method: 'get',
-    path: '/v1/repositories/:uid',
-    doc: {
-      tags: ['repository'],
-      summary: 'One version record',
-      security: publicOrBearer,
-      parameters: [uuidPath('uid')],
-      responses: { 200: { description: 'The record', ...json(VersionInformation) }, 400: error('Not a UUID'), 404: error('None') },
-    },
-    handlers: (services) => [
-      reader(services),
-      async (ctx) => {
-        ctx.body = await byUid(services, parse(UidParams, ctx.params).uid);
-      },
-    ],
-  },
+    summary: 'The latest version of an artifact',
+    tags: ['repository'],
+    access: 'reader',
+    query: LatestQuery,
+    responses: { 200: { description: 'The record', schema: VersionInformation }, 404: { description: 'None' } },
+    handler: async (req, services) => ({ body: await latest(services, req.query) }),
+  }),
+  endpoint({
+    method: 'GET',
+    path: '/v1/repositories/{uid}',
+    summary: 'One version record',
+    tags: ['repository'],
+    access: 'reader',
+    params: UidParams,
+    responses: { 200: { description: 'The record', schema: VersionInformation }, 400: { description: 'Not a UUID' }, 404: { description: 'None' } },
+    handler: async (req, services) => ({ body: await byUid(services, req.params.uid) }),
+  }),
 ];

@@ -1,7 +1,6 @@
 // Reads a JSON request body: application/json only (415), at most 1 MiB (413), well-formed (400).
 import type { IncomingMessage } from 'node:http';
 import { finished } from 'node:stream';
-import type { Context } from 'koa';
 import { AppError } from '../../common/errors.js';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -13,17 +12,10 @@ export function hasBody(req: IncomingMessage): boolean {
   return (req.headers['transfer-encoding'] ?? '') !== '';
 }
 
-/** Bodies being read or read, so that a second reader (Koa after a fast path declined) gets the same. */
-const bodies = new WeakMap<IncomingMessage, Promise<string>>();
-
-/** The body as text, at most BODY_LIMIT_BYTES; the same text (or failure) on every call for a request. */
-export function readBodyText(req: IncomingMessage): Promise<string> {
-  let body = bodies.get(req);
-  if (!body) {
-    body = readStream(req);
-    bodies.set(req, body);
-  }
-  return body;
+/** Whether the request's Content-Type is JSON (any charset). */
+export function isJson(req: IncomingMessage): boolean {
+  const type = req.headers['content-type'];
+  return type !== undefined && type.split(';', 1)[0]!.trim().toLowerCase() === 'application/json';
 }
 
 const tooLarge = () => new AppError('payload_too_large', `the request body is larger than ${BODY_LIMIT_BYTES} bytes`);
@@ -33,7 +25,7 @@ const tooLarge = () => new AppError('payload_too_large', `the request body is la
  * as Node does with a body nobody reads: the 413 goes out at once and the connection stays usable
  * for the client's next request (the server's requestTimeout bounds how long that reading lasts).
  */
-function readStream(req: IncomingMessage): Promise<string> {
+export function readBodyText(req: IncomingMessage): Promise<string> {
   if (Number(req.headers['content-length'] || 0) > BODY_LIMIT_BYTES) return Promise.reject(tooLarge());
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -64,12 +56,13 @@ function readStream(req: IncomingMessage): Promise<string> {
  * The parsed JSON object of the request. With `optional`, a request without a body (and then
  * without Content-Type) reads as `{}`: a search needs neither.
  */
-export async function readJson(ctx: Context, options: { optional?: boolean } = {}): Promise<unknown> {
-  if (options.optional && !hasBody(ctx.req)) return {};
-  if (!ctx.is('application/json')) {
+export async function readJson(req: IncomingMessage, options: { optional?: boolean } = {}): Promise<unknown> {
+  const withBody = hasBody(req);
+  if (options.optional && !withBody) return {};
+  if (!withBody || !isJson(req)) {
     throw new AppError('unsupported_media_type', 'send the body as JSON with Content-Type: application/json');
   }
-  return jsonObject(await readBodyText(ctx.req), options);
+  return jsonObject(await readBodyText(req), options);
 }
 
 /** The JSON object in a body's text; with `optional`, an empty body reads as `{}`. */

@@ -1,0 +1,102 @@
+// One declaration per endpoint: method, path, who may call it, the schemas of its input and output,
+// and its handler. The pipeline (server/http/pipeline.ts) compiles the list once at start into the
+// routing, validation, auth check, error answers, metrics, access log and audit of each request, and
+// the OpenAPI document (server/openapi.ts) is built from the same list.
+import type { IncomingHttpHeaders } from 'node:http';
+import type * as z from 'zod';
+import type { TokenScope } from '../../common/schemas/tokens.js';
+import type { Role } from '../../common/schemas/users.js';
+import type { Metrics } from '../metrics.js';
+import type { Actor, Services } from '../services/context.js';
+import type { SignedCredential } from '../services/context.js';
+
+export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/**
+ * Who may call an endpoint.
+ * - `public`: no token is read (login, health).
+ * - `reader`: a token is read when sent; required only on a server whose search is not public.
+ * - an object: a token is required; `role` limits it to one role, `scope` lets project tokens of
+ *   that scope in (without one, project tokens are refused: user and token management take a
+ *   session token), `allowWhileMustChange` lets a user who must change the password through.
+ *   `checkedByHandler` hands the handler the signed credential instead of the actor: the handler's
+ *   one statement checks what the database knows of it (publishing).
+ */
+export type Access =
+  | 'public'
+  | 'reader'
+  | {
+      role?: Role;
+      scope?: TokenScope;
+      allowWhileMustChange?: (request: { params: Record<string, string> }, actor: Actor) => boolean;
+      checkedByHandler?: boolean;
+    };
+
+export interface EndpointRequest<P, Q, B> {
+  params: P;
+  query: Q;
+  body: B;
+  /** The caller as the database has it now; undefined on public endpoints, or a reader without a token. */
+  actor: Actor | undefined;
+  /** Set instead of `actor` on endpoints whose handler checks the credential itself. */
+  credential: SignedCredential | undefined;
+  requestId: string;
+  /** The client's address (server/http/auth.ts, clientAddress). */
+  address: string;
+  headers: IncomingHttpHeaders;
+  /** Aborted when the client goes away: long polls stop waiting. */
+  signal: AbortSignal;
+}
+
+/** What a handler answers: status 200 by default (204 without a body). */
+export interface Answer {
+  status?: number;
+  body?: unknown;
+  /** A body that is already text, with its content type (the metrics, the YAML description). */
+  text?: { type: string; body: string };
+  headers?: Record<string, string>;
+  /** Details for the audit entry of an endpoint declared with `audit` (never a secret). */
+  audit?: { target?: string; details?: Record<string, unknown> };
+}
+
+export interface Response {
+  description: string;
+  schema?: z.ZodType;
+  /** A response that is not JSON (`text/plain`, `application/yaml`). */
+  contentType?: string;
+}
+
+export interface Endpoint<P = unknown, Q = unknown, B = unknown> {
+  method: Method;
+  /** The one place the path is written, with `{name}` for each path parameter. */
+  path: string;
+  summary: string;
+  description?: string;
+  tags: string[];
+  access: Access;
+  params?: z.ZodType<P>;
+  query?: z.ZodType<Q>;
+  body?: z.ZodType<B>;
+  /** A request without a body (and then without Content-Type) reads as `{}` (the search). */
+  bodyOptional?: boolean;
+  /** Extra query parameters for the document only (the search's paging, read by its own schema). */
+  queryDoc?: Record<string, unknown>[];
+  responses: Record<number, Response>;
+  /**
+   * Recorded in the audit log with its outcome (refusals and failures too), actor, address and
+   * request id; `target` names what it acted on, from the validated input.
+   */
+  audit?: { action: string; target?: (request: EndpointRequest<P, Q, B>) => string | undefined; via?: 'password' };
+  /** Fields every error answer of this endpoint carries besides the error shape (the user routes' `valid`). */
+  errorFields?: (params: Record<string, string>) => Record<string, unknown>;
+  /** Counts the endpoint's own outcome from its status (publishes, logins), besides every request's count. */
+  count?: (metrics: Metrics, status: number) => void;
+  /** Served only when this holds (`/metrics` with REPO_MAN_METRICS=false is not). */
+  enabled?: (services: Services) => boolean;
+  handler(request: EndpointRequest<P, Q, B>, services: Services): Promise<Answer> | Answer;
+}
+
+/** Declares an endpoint, typing its handler's input from its schemas. */
+export function endpoint<P = Record<string, never>, Q = Record<string, never>, B = undefined>(declaration: Endpoint<P, Q, B>): Endpoint {
+  return declaration as unknown as Endpoint;
+}

@@ -1,0 +1,266 @@
+// The one pipeline every declared endpoint runs through, straight on node:http. At start each
+// declaration (server/http/endpoint.ts) is compiled once into a route: its matcher, access check,
+// parsers and labels. A request then runs a flat sequence: request id, route, access, input,
+// handler, answer, audit, count, log line. What is not an endpoint (the page, `/`) goes to Koa.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { parse as parseQueryString } from 'node:querystring';
+import { AppError } from '../../common/errors.js';
+import type { Outages } from '../db/outage.js';
+import type { Actor, Services, SignedCredential } from '../services/context.js';
+import { type TokenRule, checkActor } from '../services/access.js';
+import { actorOf, clientAddress, signedCredential } from './auth.js';
+import { readJson } from './body.js';
+import type { Answer, Endpoint, EndpointRequest, Method } from './endpoint.js';
+import { failureAnswer } from './errors.js';
+import { UNMATCHED_ROUTE, countRequest, logRequest, requestIdFrom } from './observe.js';
+import { parse, parseQuery } from './validate.js';
+
+/** Answers the request and returns true, or returns false having touched nothing (Koa's then). */
+export type Pipeline = (req: IncomingMessage, res: ServerResponse) => boolean;
+
+/** Every answer carries these (docs/api.md, "Several instances ... and operations"). */
+const SECURITY_HEADERS = { 'X-Content-Type-Options': 'nosniff', 'Referrer-Policy': 'no-referrer' } as const;
+
+interface Route {
+  endpoint: Endpoint;
+  method: Method;
+  /** The metrics label: the path in the router's form, `/v1/repositories/:uid`. */
+  label: string;
+  /** The path's segments; a parameter's is its name with a leading ':'. */
+  segments: string[];
+  /** Resolves the caller, or throws its 401/403. */
+  access: (req: IncomingMessage, params: Record<string, string>) => Promise<{ actor?: Actor; credential?: SignedCredential }>;
+  /** Answers that need a token are not stored by caches. */
+  private: boolean;
+  /** Where the handler checks the credential: the whole check, to say what is wrong with it first. */
+  verify?: (req: IncomingMessage, params: Record<string, string>) => Promise<unknown>;
+}
+
+interface Match {
+  route?: Route;
+  params: Record<string, string>;
+  /** The methods the path has, when no route of this method matched (405). */
+  allowed?: string[];
+}
+
+export function createPipeline(endpoints: readonly Endpoint[], services: Services, outages: Outages): Pipeline {
+  const routes = endpoints.filter((e) => !e.enabled || e.enabled(services)).map((e) => compile(e, services));
+  const byPath = new Map<string, Route[]>();
+  const withParams: Route[] = [];
+  for (const route of routes) {
+    if (route.segments.some((s) => s.startsWith(':'))) withParams.push(route);
+    else byPath.set(route.segments.join('/'), [...(byPath.get(route.segments.join('/')) ?? []), route]);
+  }
+  // A trailing slash is the same path (`/v1/users/`), as is another letter case of its fixed parts.
+  const trimmed = (path: string) => (path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path);
+  const ownsPath = (path: string) => {
+    const lower = trimmed(path).toLowerCase();
+    return lower.startsWith('/v1/') || byPath.has(lower);
+  };
+
+  const match = (method: string, path: string): Match | undefined => {
+    let candidates = byPath.get(trimmed(path).toLowerCase());
+    let params: Record<string, string> = {};
+    if (!candidates) {
+      const given = trimmed(path).split('/');
+      for (const route of withParams) {
+        const found = paramsOf(route.segments, given);
+        if (!found) continue;
+        if (!candidates) {
+          candidates = [];
+          params = found;
+        }
+        candidates.push(route);
+      }
+    }
+    if (!candidates) return undefined;
+    const wanted = method === 'HEAD' ? 'GET' : method;
+    const route = candidates.find((r) => r.method === wanted);
+    if (route) return { route, params };
+    return { params, allowed: candidates.flatMap((r) => (r.method === 'GET' ? ['HEAD', 'GET'] : [r.method])) };
+  };
+
+  return (req, res) => {
+    const target = req.url ?? '/';
+    const hash = target.indexOf('#');
+    const url = hash < 0 ? target : target.slice(0, hash);
+    const mark = url.indexOf('?');
+    const path = mark < 0 ? url : url.slice(0, mark);
+    if (!ownsPath(path)) return false;
+    const search = mark < 0 ? '' : url.slice(mark + 1);
+    serve(services, outages, req, res, path, search, match(req.method ?? 'GET', path)).catch((error: unknown) => {
+      // What failed while answering a failure (counting or logging it): logged, and the connection
+      // ended if no answer went out, rather than an unhandled rejection ending the server.
+      services.log.error({ err: error }, 'request failed');
+      if (!res.headersSent) res.destroy();
+    });
+    return true;
+  };
+}
+
+/** The parameters of a path that fits a route's segments (decoded; a bad escape stays as sent). */
+function paramsOf(segments: string[], given: string[]): Record<string, string> | undefined {
+  if (segments.length !== given.length) return undefined;
+  const params: Record<string, string> = {};
+  for (let i = 0; i < segments.length; i++) {
+    const want = segments[i]!;
+    const part = given[i]!;
+    if (want.startsWith(':')) {
+      if (part === '') return undefined;
+      params[want.slice(1)] = decode(part);
+    } else if (want !== part.toLowerCase()) return undefined;
+  }
+  return params;
+}
+
+function decode(part: string): string {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    return part;
+  }
+}
+
+function compile(endpoint: Endpoint, services: Services): Route {
+  const segments = endpoint.path.split('/').map((s) => (s.startsWith('{') ? `:${s.slice(1, -1)}` : s.toLowerCase()));
+  const label = endpoint.path.replace(/\{(\w+)\}/g, ':$1');
+  const access = endpoint.access;
+  if (access === 'public') return { endpoint, method: endpoint.method, label, segments, access: async () => ({}), private: false };
+  if (access === 'reader') {
+    return {
+      endpoint,
+      method: endpoint.method,
+      label,
+      segments,
+      private: !services.config.searchPublic,
+      access: async (req) => {
+        const actor = await actorOf(services, req.headers.authorization);
+        if (!actor && !services.config.searchPublic) throw new AppError('unauthorized', 'this server requires a bearer token for searching');
+        return { actor };
+      },
+    };
+  }
+  const rule = (params: Record<string, string>): TokenRule => ({
+    role: access.role,
+    scope: access.scope,
+    mustChangeAllowed: access.allowWhileMustChange && ((actor) => access.allowWhileMustChange!({ params }, actor)),
+  });
+  const resolve = async (req: IncomingMessage, params: Record<string, string>) => {
+    const actor = await actorOf(services, req.headers.authorization);
+    checkActor(actor, rule(params));
+    return { actor };
+  };
+  if (!access.checkedByHandler) return { endpoint, method: endpoint.method, label, segments, access: resolve, private: true };
+  return {
+    endpoint,
+    method: endpoint.method,
+    label,
+    segments,
+    private: true,
+    verify: resolve,
+    // A signed credential goes to the handler, whose statement checks the rest; any other is
+    // resolved here, which says what is wrong with it.
+    access: async (req, params) => {
+      const credential = signedCredential(services, req.headers.authorization);
+      return credential ? { credential } : resolve(req, params);
+    },
+  };
+}
+
+async function serve(
+  services: Services,
+  outages: Outages,
+  req: IncomingMessage,
+  res: ServerResponse,
+  path: string,
+  search: string,
+  found: Match | undefined,
+): Promise<void> {
+  const started = process.hrtime.bigint();
+  const requestId = requestIdFrom(req.headers['x-request-id']);
+  const method = req.method ?? 'GET';
+  const route = found?.route;
+  const params = found?.params ?? {};
+  let answer: Answer;
+  let status: number;
+  let actor: Actor | undefined;
+  let credential: SignedCredential | undefined;
+  let input: Pick<EndpointRequest<unknown, unknown, unknown>, 'params' | 'query' | 'body'> | undefined;
+  const address = clientAddress(req, services.config.trustProxy);
+  try {
+    if (!route) {
+      if (method === 'OPTIONS' && found?.allowed) answer = { status: 200, text: { type: 'text/plain; charset=utf-8', body: '' } };
+      else if (found?.allowed) throw new AppError('method_not_allowed', `${method} is not allowed on ${path}`);
+      else throw new AppError('not_found', `no such resource: ${method} ${path}`);
+    } else {
+      const endpoint = route.endpoint;
+      ({ actor, credential } = await route.access(req, params));
+      try {
+        input = {
+          params: endpoint.params ? parse(endpoint.params, params) : params,
+          query: endpoint.query ? parseQuery(endpoint.query, parseQueryString(search)) : {},
+          body: endpoint.body ? parse(endpoint.body, await readJson(req, { optional: endpoint.bodyOptional })) : undefined,
+        };
+      } catch (invalid) {
+        // A credential left to the handler is still reported before a problem with the input.
+        if (credential) await route.verify?.(req, params);
+        throw invalid;
+      }
+      const aborted = new AbortController();
+      const onClose = () => aborted.abort();
+      res.once('close', onClose);
+      try {
+        answer = await endpoint.handler({ ...input, actor, credential, requestId, address, headers: req.headers, signal: aborted.signal }, services);
+      } finally {
+        res.off('close', onClose);
+      }
+    }
+    status = answer.status ?? (answer.body === undefined && !answer.text ? 204 : 200);
+    write(res, method, status, requestId, route, answer, found?.allowed);
+  } catch (caught) {
+    const failure = failureAnswer(caught, requestId, services.log, outages);
+    status = failure.status;
+    answer = { body: route?.endpoint.errorFields ? { ...failure.body, ...route.endpoint.errorFields(params) } : failure.body };
+    if (failure.retryAfter !== undefined) answer.headers = { 'Retry-After': String(failure.retryAfter) };
+    // A failure after the answer went out is logged, never answered twice.
+    if (!res.headersSent) write(res, method, status, requestId, route, answer, found?.allowed);
+  }
+  const label = route?.label ?? UNMATCHED_ROUTE;
+  if (services.metrics) {
+    countRequest(services.metrics, method, label, status, started);
+    route?.endpoint.count?.(services.metrics, status);
+  }
+  logRequest(services.log, requestId, method, path, status, started);
+  const audit = route?.endpoint.audit;
+  if (audit && services.audit) {
+    const request = input && { ...input, actor, credential, requestId, address, headers: req.headers, signal: AbortSignal.abort() };
+    services.audit({
+      action: audit.action,
+      actor,
+      credential,
+      via: audit.via ?? (actor ? (actor.projectToken ? 'token' : 'session') : credential ? (credential.kind === 'project' ? 'token' : 'session') : undefined),
+      target: answer.audit?.target ?? (request && audit.target?.(request)),
+      outcome: status < 400 ? 'ok' : status === 401 || status === 403 ? 'denied' : 'failed',
+      address,
+      requestId,
+      details: answer.audit?.details,
+    });
+  }
+}
+
+function write(res: ServerResponse, method: string, status: number, requestId: string, route: Route | undefined, answer: Answer, allowed: string[] | undefined): void {
+  const headers: Record<string, string | number> = { 'X-Request-Id': requestId, ...SECURITY_HEADERS, ...answer.headers };
+  if (route?.private) headers['Cache-Control'] = 'no-store';
+  if (allowed) headers.Allow = allowed.join(', ');
+  let text: string | undefined;
+  if (answer.text) {
+    text = answer.text.body;
+    headers['Content-Type'] = answer.text.type;
+  } else if (answer.body !== undefined && status !== 204) {
+    text = JSON.stringify(answer.body);
+    headers['Content-Type'] = 'application/json; charset=utf-8';
+  }
+  if (text !== undefined) headers['Content-Length'] = Buffer.byteLength(text);
+  res.writeHead(status, headers);
+  res.end(method === 'HEAD' ? undefined : text);
+}
