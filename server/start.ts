@@ -10,6 +10,8 @@ import type { ServerConfig } from './config.js';
 import { openDatabase } from './db/connect.js';
 import { createHttpServer } from './http-server.js';
 import { errorBody } from './http/errors.js';
+import { logRequest, requestIdFrom } from './http/observe.js';
+import { SECURITY_HEADERS } from './http/pipeline.js';
 import { createScheduler, type Scheduler, type SchedulerOptions } from './schedule.js';
 import { prepareDatabase } from './setup.js';
 
@@ -52,10 +54,20 @@ function listen(server: http.Server, port: number, host: string | undefined): Pr
   });
 }
 
-/** Answers while the database is being opened: the port is taken before that, so nothing is created when it is not free. */
-function starting(_request: http.IncomingMessage, response: http.ServerResponse): void {
-  const body = JSON.stringify(errorBody(new AppError('unavailable', 'the server is starting; try again in a moment')));
-  response.writeHead(503, { 'content-type': 'application/json; charset=utf-8', 'retry-after': '1' }).end(body);
+/**
+ * Answers while the database is being opened: the port is taken before that, so nothing is created
+ * when it is not free. Like every answer, with an X-Request-Id, the security headers and a log line.
+ */
+function starting(log: Logger): http.RequestListener {
+  return (request, response) => {
+    const started = process.hrtime.bigint();
+    const requestId = requestIdFrom(request.headers['x-request-id']);
+    const body = JSON.stringify(errorBody(new AppError('unavailable', 'the server is starting; try again in a moment')));
+    response
+      .writeHead(503, { 'content-type': 'application/json; charset=utf-8', 'retry-after': '1', 'X-Request-Id': requestId, ...SECURITY_HEADERS })
+      .end(body);
+    logRequest(log, requestId, request.method ?? 'GET', (request.url ?? '/').split('?', 1)[0]!, 503, started);
+  };
 }
 
 function closeServer(server: http.Server, graceMs: number): Promise<void> {
@@ -76,7 +88,7 @@ function closeServer(server: http.Server, graceMs: number): Promise<void> {
 }
 
 export async function startServer(config: ServerConfig, options: StartOptions): Promise<RunningServer> {
-  let handler: http.RequestListener = starting;
+  let handler: http.RequestListener = starting(options.log);
   const server = createHttpServer((request, response) => handler(request, response));
   let port: number;
   try {
