@@ -23,6 +23,9 @@ const GROUPS: Record<string, () => Promise<CommandGroup>> = {
   webhook: () => import('./commands/webhook/index.js'),
   events: () => import('./commands/events/index.js'),
   audit: () => import('./commands/audit/index.js'),
+  delete: () => import('./commands/delete/index.js'),
+  trash: () => import('./commands/trash/index.js'),
+  retention: () => import('./commands/retention/index.js'),
 };
 
 /** The exit code of a command stopped by Ctrl-C (128 + SIGINT), as a shell reports it. */

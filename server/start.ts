@@ -76,7 +76,7 @@ export async function startServer(config: ServerConfig, options: StartOptions): 
   const server = createHttpServer((request, response) => handler(request, response));
   let port: number;
   try {
-    port = await listen(server, config.port, options.host);
+    port = await listen(server, config.port, options.host ?? config.host);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     throw new Error(

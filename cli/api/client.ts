@@ -2,11 +2,13 @@
 // docs/cli.md.
 import { AppError } from '../../common/errors.js';
 import type { TokenRequest, TokenResponse } from '../../common/schemas/auth.js';
-import type { PublishResult, SearchRequest, SearchResult, SortField, VersionRecordBody } from '../../common/schemas/repositories.js';
+import type { PageRequest, PublishResult, SearchRequest, SearchResult, SortField, VersionInformation, VersionRecordBody } from '../../common/schemas/repositories.js';
+import type { RetentionPolicy, RetentionPolicyList, RetentionRunResult } from '../../common/schemas/retention.js';
+import type { ProjectTokenCreated, ProjectTokenList } from '../../common/schemas/tokens.js';
+import type { TrashPage } from '../../common/schemas/trash.js';
+import type { Me, UserCreateRequest, UserList, UserResult } from '../../common/schemas/users.js';
 import type { AuditPage } from '../../common/schemas/audit.js';
 import type { EventPage } from '../../common/schemas/events.js';
-import type { ProjectTokenCreated, ProjectTokenList } from '../../common/schemas/tokens.js';
-import type { Me, UserCreateRequest, UserList, UserResult } from '../../common/schemas/users.js';
 import type {
   DeliveryList,
   PingResult,
@@ -15,19 +17,16 @@ import type {
   WebhookCreated,
   WebhookList,
 } from '../../common/schemas/webhooks.js';
-import type { ConfigStore } from '../config/store.js';
-import type { Settings } from '../deps.js';
 import { createHttp, DEFAULT_TIMEOUT_MS, type Http, type HttpRequest } from './http.js';
-import { resolveCredentials, resolveUrl, storedToken, whyRejected, type Credentials } from './session.js';
+import { resolveCredentials, resolveUrl, storedToken, whyRejected, type Credentials, type SessionContext } from './session.js';
 
 export type { Credentials } from './session.js';
 
-export interface SearchPaging {
-  page?: number;
-  size?: number;
-  sortField?: SortField | string;
-  sortDirection?: 'ASC' | 'DESC';
-}
+/**
+ * A page request as the client sends it: what is left out is the server's default, and a sort
+ * field the server does not know is the server's to refuse.
+ */
+export type PageRequestParams = Partial<Omit<PageRequest, 'sortField'>> & { sortField?: SortField | string };
 
 export interface Api {
   /** The server this run talks to: --url, else REPOADMIN_URL, else the current login's. */
@@ -37,6 +36,11 @@ export interface Api {
   /** `POST /v1/authentication/generate-token`, at `url` when given (login), else at serverUrl(). */
   generateToken(body: TokenRequest, url?: string): Promise<TokenResponse>;
   me(): Promise<Me>;
+  /**
+   * The project of the token's user (null for an administrator): known from the login, on the fly
+   * or stored, else asked once (`GET /v1/users/me`) and kept with a stored login for next time.
+   */
+  projectName(): Promise<string | null>;
   /** `GET /v1/users/me` with this token at this server, before it is stored (`login --with-token`). */
   meWithToken(token: string, url: string): Promise<Me>;
   listUsers(): Promise<UserList>;
@@ -44,7 +48,7 @@ export interface Api {
   changePassword(userId: string, password: string): Promise<UserResult>;
   deleteUser(userId: string): Promise<void>;
   publish(record: VersionRecordBody): Promise<PublishResult>;
-  search(filters: SearchRequest, paging?: SearchPaging): Promise<SearchResult>;
+  search(filters: SearchRequest, paging?: PageRequestParams): Promise<SearchResult>;
   /** `POST /v1/tokens`; `expiresAt` as ISO 8601, or null for none. */
   createToken(body: { name: string; scope: string; expiresAt: string | null; userId?: string }): Promise<ProjectTokenCreated>;
   listTokens(userId?: string): Promise<ProjectTokenList>;
@@ -59,15 +63,18 @@ export interface Api {
   /** `GET /v1/events`; with `wait`, the server holds the request until an event arrives. */
   events(query: { after?: string; limit?: number; wait?: number; type?: string[] }): Promise<EventPage>;
   audit(query: { actor?: string; action?: string; since?: string; page?: number; size?: number }): Promise<AuditPage>;
+  /** `DELETE /v1/repositories/{uid}`: into the trash. */
+  deleteVersion(uid: string, force: boolean): Promise<void>;
+  listTrash(query: { projectName?: string; page?: number; size?: number }): Promise<TrashPage>;
+  restoreVersion(uid: string): Promise<VersionInformation>;
+  createPolicy(body: Record<string, unknown>): Promise<RetentionPolicy>;
+  listPolicies(): Promise<RetentionPolicyList>;
+  changePolicy(id: string, body: Record<string, unknown>): Promise<RetentionPolicy>;
+  removePolicy(id: string): Promise<void>;
+  runPolicy(id: string, dryRun: boolean): Promise<RetentionRunResult>;
 }
 
-export interface ApiContext {
-  settings: Settings;
-  env: NodeJS.ProcessEnv;
-  now: () => Date;
-  config: ConfigStore;
-  /** Where --verbose lines go. */
-  log?: (line: string) => void;
+export interface ApiContext extends SessionContext {
   /** For tests: the first backoff delay. */
   retryDelayMs?: number;
 }
@@ -136,11 +143,31 @@ export function createApi(context: ApiContext): Api {
     }
   };
 
+  const me = () => authenticated<Me>({ method: 'GET', path: 'v1/users/me', idempotent: true, notFoundMeansWrongServer: true });
+
+  const projectName = async (): Promise<string | null> => {
+    const creds = await getCredentials();
+    if (creds.projectName !== undefined) return creds.projectName;
+    // A token from --token or the environment says nothing of its project, nor did a login stored
+    // before the project was kept.
+    const user = await me();
+    if (creds.source === 'config') {
+      try {
+        await context.config.complete(await serverUrl(), creds.token, { projectName: user.projectName, role: user.role });
+      } catch (error) {
+        // The answer is at hand: a config file that cannot be written costs a request next time, not this run.
+        context.log?.(`could not keep the project in the stored login (${error instanceof Error ? error.message : String(error)})`);
+      }
+    }
+    return user.projectName;
+  };
+
   return {
     serverUrl,
     credentials: getCredentials,
     generateToken,
-    me: () => authenticated({ method: 'GET', path: 'v1/users/me', idempotent: true, notFoundMeansWrongServer: true }),
+    me,
+    projectName,
     meWithToken: (token, at) => http(at)({ method: 'GET', path: 'v1/users/me', token, idempotent: true, notFoundMeansWrongServer: true }),
     listUsers: () => authenticated({ method: 'GET', path: 'v1/users', idempotent: true, notFoundMeansWrongServer: true }),
     createUser: (body) => authenticated({ method: 'POST', path: 'v1/users', json: body, notFoundMeansWrongServer: true }),
@@ -175,5 +202,15 @@ export function createApi(context: ApiContext): Api {
     events: (query) =>
       authenticated({ method: 'GET', path: 'v1/events', searchParams: { ...query, type: query.type?.join(',') || undefined }, idempotent: true }),
     audit: (query) => authenticated({ method: 'GET', path: 'v1/audit', searchParams: query, idempotent: true }),
+    deleteVersion: (uid, force) =>
+      authenticated({ method: 'DELETE', path: `v1/repositories/${encodeURIComponent(uid)}`, searchParams: { force: force ? 'true' : undefined } }),
+    listTrash: (query) => authenticated({ method: 'GET', path: 'v1/trash', searchParams: query, idempotent: true }),
+    restoreVersion: (uid) => authenticated({ method: 'POST', path: `v1/trash/${encodeURIComponent(uid)}/restore` }),
+    createPolicy: (body) => authenticated({ method: 'POST', path: 'v1/retention/policies', json: body }),
+    listPolicies: () => authenticated({ method: 'GET', path: 'v1/retention/policies', idempotent: true }),
+    changePolicy: (id, body) => authenticated({ method: 'PATCH', path: `v1/retention/policies/${encodeURIComponent(id)}`, json: body }),
+    removePolicy: (id) => authenticated({ method: 'DELETE', path: `v1/retention/policies/${encodeURIComponent(id)}` }),
+    runPolicy: (id, dryRun) =>
+      authenticated({ method: 'POST', path: `v1/retention/policies/${encodeURIComponent(id)}/run`, searchParams: { dryRun: String(dryRun) } }),
   };
 }

@@ -4,3 +4,5 @@ export * from './errors.js';
 export * from './repositories.js';
 export * from './users.js';
 export * from './tokens.js';
+export * from './trash.js';
+export * from './retention.js';

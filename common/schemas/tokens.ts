@@ -10,10 +10,30 @@ export const TOKEN_NAME_MAX = 100;
 /** The latest expiry a token may have, counted from its creation. */
 export const TOKEN_MAX_LIFETIME_YEARS = 10;
 
-/** `read`: search, get one, latest, who am I. `publish`: read, plus publishing. */
-export const TOKEN_SCOPES = ['publish', 'read'] as const;
+/**
+ * `read`: search, get one, latest, who am I. `publish`: read, plus publishing. `delete`: publish,
+ * plus deleting and restoring records.
+ */
+export const TOKEN_SCOPES = ['publish', 'read', 'delete'] as const;
 export const TokenScope = z.enum(TOKEN_SCOPES);
 export type TokenScope = z.infer<typeof TokenScope>;
+
+/** What each scope includes: the one home of the rule (the publish statement's check reads it too). */
+const SCOPE_INCLUDES: Record<TokenScope, readonly TokenScope[]> = {
+  read: ['read'],
+  publish: ['publish', 'read'],
+  delete: ['delete', 'publish', 'read'],
+};
+
+/** Whether a token of scope `have` may do what needs scope `needed`. */
+export function scopeAllows(have: TokenScope, needed: TokenScope): boolean {
+  return SCOPE_INCLUDES[have].includes(needed);
+}
+
+/** The scopes that allow `needed`. */
+export function scopesAllowing(needed: TokenScope): TokenScope[] {
+  return TOKEN_SCOPES.filter((scope) => scopeAllows(scope, needed));
+}
 
 export function isProjectToken(token: string): boolean {
   return token.startsWith(TOKEN_PREFIX);

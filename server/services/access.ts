@@ -1,17 +1,9 @@
 // What a caller may do: the role and scope rules and the "must change password" gate, applied to
 // the user a credential resolved to.
 import { AppError } from '../../common/errors.js';
-import type { TokenScope } from '../../common/schemas/tokens.js';
+import { type TokenScope, scopeAllows } from '../../common/schemas/tokens.js';
 import type { Role } from '../../common/schemas/users.js';
 import type { Actor } from './context.js';
-
-/**
- * A bearer token whose signature (session) or form (project) has been checked, but not what the
- * database knows of it: its user, version, scope, expiry and project.
- */
-export type SignedCredential =
-  | { kind: 'session'; userId: string; username: string; tokenVersion: number }
-  | { kind: 'project'; tokenHash: string };
 
 export interface TokenRule {
   role?: Role;
@@ -42,8 +34,11 @@ function checkScope(actor: Actor, needed: TokenScope | undefined): void {
   if (!needed) {
     throw new AppError('forbidden', 'a project token cannot manage users, passwords or tokens: log in with a user name and password for that');
   }
-  if (needed === 'publish' && token.scope !== 'publish') {
+  if (needed === 'publish' && !scopeAllows(token.scope, 'publish')) {
     throw new AppError('forbidden', `the project token "${token.name}" has the scope read: publishing needs a token with the scope publish`);
+  }
+  if (needed === 'delete' && !scopeAllows(token.scope, 'delete')) {
+    throw new AppError('forbidden', `the project token "${token.name}" has the scope ${token.scope}: deleting needs a token with the scope delete`);
   }
 }
 

@@ -30,9 +30,9 @@ export function tokenCreateCommand(deps: Deps, run = runTokenCreate): Command {
         'default) or read (search only). Administrators make tokens for any user with\n' +
         '--user; the token acts as that user.',
     )
-    .usage('--name NAME [--scope publish|read] [options]')
+    .usage('--name NAME [--scope publish|read|delete] [options]')
     .requiredOption('--name <name>', 'a name unique for the user, e.g. the pipeline')
-    .option('--scope <scope>', 'publish or read', 'publish')
+    .option('--scope <scope>', 'publish, read or delete (which includes publish)', 'publish')
     .option('--user <username>', 'the token\'s user (administrators; default: yourself)')
     .option('--expires <date>', 'expiry: a date (2027-06-30, midnight UTC) or a date-time with an offset')
     .option('--expires-in-days <n>', `expiry in N days (1 to ${MAX_DAYS})`)
@@ -48,7 +48,7 @@ export function tokenCreateCommand(deps: Deps, run = runTokenCreate): Command {
         deps,
         (flags) => {
           if (!(TOKEN_SCOPES as readonly string[]).includes(flags.scope)) {
-            throw new AppError('usage', `--scope must be publish or read, not "${flags.scope}"`);
+            throw new AppError('usage', `--scope must be publish, read or delete, not "${flags.scope}"`);
           }
           if (flags.expires !== undefined && flags.expiresInDays !== undefined) {
             throw new AppError('usage', 'give --expires or --expires-in-days, not both');

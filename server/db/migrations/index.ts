@@ -5,6 +5,7 @@ import * as versionCounts from './20261121120000_version_counts.js';
 import * as projectTokens from './20261123000000_project_tokens.js';
 import * as versionsTakeKey from './20261123120000_versions_take_key.js';
 import * as events from './20261125100000_events.js';
+import * as trash from './20261125200000_trash.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -17,6 +18,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '20261123000000_project_tokens': projectTokens,
   '20261123120000_versions_take_key': versionsTakeKey,
   '20261125100000_events': events,
+  '20261125200000_trash': trash,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

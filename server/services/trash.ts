@@ -1,0 +1,66 @@
+// Deleting records, the trash and restoring from it (docs/retention.md). Who may: administrators
+// any record, a ROLE_USER (or its project token of the scope `delete`) its own project's.
+import { AppError } from '../../common/errors.js';
+import type { TrashPage, TrashQuery, TrashedVersion as TrashedAnswer } from '../../common/schemas/trash.js';
+import type { VersionInformation } from '../../common/schemas/repositories.js';
+import { type TrashedVersion, deleteVersion, listTrash, restoreVersion } from '../db/trash.js';
+import type { StoredVersion } from '../db/versions.js';
+import type { Actor, Services } from './context.js';
+import { isImmutable } from './immutable.js';
+import { toVersionInformation } from './versions.js';
+
+function mayChange(actor: Actor, record: StoredVersion, doing: string): void {
+  if (actor.role === 'ROLE_ADMIN' || actor.projectName === record.projectName) return;
+  throw new AppError('forbidden', `user ${actor.username} may ${doing} only records of project "${actor.projectName ?? ''}", not "${record.projectName}"`);
+}
+
+/**
+ * Moves a record to the trash. A key's latest record, and a record of an immutable version, need
+ * `force`; the key's highest remaining version then becomes its latest.
+ */
+export async function deleteRecord(services: Services, actor: Actor, uid: string, force: boolean): Promise<{ record: VersionInformation; latestMovedTo?: string | null }> {
+  const deleted = await deleteVersion(services.db, uid, {
+    force,
+    deletedBy: actor.username,
+    now: services.now(),
+    allow: (record) => {
+      mayChange(actor, record, 'delete');
+      if (isImmutable(services, record.version) && !force) {
+        throw new AppError('conflict', `version ${record.version} is immutable on this server: delete it with force=true`);
+      }
+    },
+  });
+  services.log.info({ uid, by: actor.username, latestMovedTo: deleted.latestMovedTo }, 'version record deleted');
+  return { record: toVersionInformation(deleted.record), latestMovedTo: deleted.latestMovedTo };
+}
+
+export async function restoreRecord(services: Services, actor: Actor, uid: string): Promise<VersionInformation> {
+  const restored = await restoreVersion(services.db, uid, (record) => mayChange(actor, record, 'restore'));
+  services.log.info({ uid, by: actor.username, latestMovedFrom: restored.latestMovedFrom }, 'version record restored');
+  return toVersionInformation(restored.record);
+}
+
+function toTrashedAnswer(services: Services, trashed: TrashedVersion): TrashedAnswer {
+  return {
+    ...toVersionInformation(trashed),
+    deletedAt: trashed.deletedAt.toISOString(),
+    deletedBy: trashed.deletedBy,
+    purgeAfter: new Date(trashed.deletedAt.getTime() + services.config.trashDays * 86_400_000).toISOString(),
+  };
+}
+
+/** A page of the trash: administrators see every project's records, others only their project's. */
+export async function trashPage(services: Services, actor: Actor, query: TrashQuery): Promise<TrashPage> {
+  let projectName = query.projectName;
+  if (actor.role !== 'ROLE_ADMIN') {
+    if (projectName !== undefined && projectName !== actor.projectName) {
+      throw new AppError('forbidden', `user ${actor.username} may see only the trash of project "${actor.projectName ?? ''}"`);
+    }
+    projectName = actor.projectName ?? '';
+  }
+  const { items, total } = await listTrash(services.db, { projectName }, query);
+  return {
+    records: items.map((item) => toTrashedAnswer(services, item)),
+    page: { totalElements: total, totalPages: Math.ceil(total / query.size), currentPage: query.page, numberOfElements: items.length },
+  };
+}
