@@ -144,7 +144,7 @@ describe.each(dbKinds())('webhooks on %s', (kind) => {
     expect(receiver.maxOverlapPerId()).toBe(1);
     expect(receiver.received).toHaveLength(24);
     expect(most).toBeLessThanOrEqual(2);
-  });
+  }, 120_000);
 
   it('the audit log stores no secret: every stored entry searched for every secret used', async () => {
     await writeAudit(server.db, {
