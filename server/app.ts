@@ -32,7 +32,8 @@ export interface AppOptions {
 
 export type RequestListener = (req: IncomingMessage, res: ServerResponse) => void;
 
-export function createApp(options: AppOptions): RequestListener {
+/** What the endpoints and the scheduled work run with. */
+export function createServices(options: AppOptions): Services {
   const metrics = options.config.metrics ? createMetrics(options.db) : undefined;
   const services: Services = {
     db: options.db,
@@ -44,6 +45,11 @@ export function createApp(options: AppOptions): RequestListener {
     metrics,
   };
   services.audit = auditWriter(services);
+  return services;
+}
+
+export function createApp(options: AppOptions, services: Services = createServices(options)): RequestListener {
+  const metrics = services.metrics;
   const outages = trackOutages(options.db, options.log);
   const pipeline = createPipeline(ENDPOINTS, services, outages);
 

@@ -4,7 +4,7 @@ import http from 'node:http';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { AppError } from '../common/errors.js';
-import { createApp } from './app.js';
+import { createApp, createServices } from './app.js';
 import { createPasswords } from './auth/passwords.js';
 import type { ServerConfig } from './config.js';
 import { openDatabase } from './db/connect.js';
@@ -14,6 +14,7 @@ import { startOutbox } from './services/outbox.js';
 import { logRequest, requestIdFrom } from './http/observe.js';
 import { SECURITY_HEADERS } from './http/pipeline.js';
 import { createScheduler, type Scheduler, type SchedulerOptions } from './schedule.js';
+import { registerTasks } from './tasks.js';
 import { prepareDatabase } from './setup.js';
 
 export interface StartOptions {
@@ -109,11 +110,14 @@ export async function startServer(config: ServerConfig, options: StartOptions): 
     for (const warning of database.warnings) options.warn?.(warning);
     const passwords = createPasswords(config.bcryptCost);
     const prepared = await prepareDatabase(database.db, config, passwords);
-    handler = createApp({ db: database.db, config, log: options.log, secret: prepared.secret, passwords, now: options.now });
+    const appOptions = { db: database.db, config, log: options.log, secret: prepared.secret, passwords, now: options.now };
+    const services = createServices(appOptions);
+    handler = createApp(appOptions, services);
     const { db, description, close } = database;
     // Webhook deliveries: every process sends its share (docs/webhooks.md, "Delivery").
     const outbox = startOutbox({ db, config, log: options.log, now: options.now ?? (() => new Date()) });
     const scheduler = createScheduler(db, { log: options.log, ...options.schedule });
+    registerTasks(scheduler, services);
     scheduler.start();
     return {
       port,
