@@ -1,4 +1,4 @@
-// The repository endpoints: publish, search, latest, one record.
+// The repository endpoints: publish, search, latest, one record, deleting one (docs/retention.md).
 import {
   LatestQuery,
   PAGE_SIZE_MAX,
@@ -11,7 +11,9 @@ import {
   VersionInformation,
   VersionRecord,
 } from '../../../common/schemas/repositories.js';
+import { DeleteQuery } from '../../../common/schemas/trash.js';
 import { endpoint } from '../../http/endpoint.js';
+import { deleteRecord } from '../../services/trash.js';
 import { byUid, latest, publish, search } from '../../services/versions.js';
 
 const coordinates = (r: VersionRecord) => `${r.projectName}/${r.branch}/${r.artifact.groupId}:${r.artifact.artifactId}:${r.artifact.version}`;
@@ -85,5 +87,29 @@ export const repositoryEndpoints = [
     params: UidParams,
     responses: { 200: { description: 'The record', schema: VersionInformation }, 400: { description: 'Not a UUID' }, 404: { description: 'None' } },
     handler: async (req, services) => ({ body: await byUid(services, req.params.uid) }),
+  }),
+  endpoint({
+    method: 'DELETE',
+    path: '/v1/repositories/{uid}',
+    summary: 'Move a record to the trash',
+    description:
+      "Administrators; a ROLE_USER for its own project; project tokens of the scope delete. A key's latest record (and a record of an immutable version) needs force=true; the key's highest remaining version then becomes the latest.",
+    tags: ['repository'],
+    access: { scope: 'delete' },
+    params: UidParams,
+    query: DeleteQuery,
+    responses: {
+      204: { description: 'In the trash' },
+      400: { description: 'Not a UUID, or force is not true or false' },
+      401: { description: 'No valid token' },
+      403: { description: "Another project's record, or a project token without the scope delete" },
+      404: { description: 'No such record' },
+      409: { description: "The key's latest record, or an immutable version, without force=true" },
+    },
+    audit: { action: 'version.deleted', target: (req) => req.params.uid },
+    handler: async (req, services) => {
+      const deleted = await deleteRecord(services, req.actor!, req.params.uid, req.query.force);
+      return { status: 204, audit: { details: { latestMovedTo: deleted.latestMovedTo } } };
+    },
   }),
 ];

@@ -1,34 +1,11 @@
-// Deleting records, the trash and restoring from it (docs/retention.md).
+// The trash and restoring from it (docs/retention.md); deleting is declared with the record's other
+// endpoints (repositories.ts).
 import { UidParams, VersionInformation } from '../../../common/schemas/repositories.js';
-import { DeleteQuery, TrashPage, TrashQuery } from '../../../common/schemas/trash.js';
+import { TrashPage, TrashQuery } from '../../../common/schemas/trash.js';
 import { endpoint } from '../../http/endpoint.js';
-import { deleteRecord, restoreRecord, trashPage } from '../../services/trash.js';
+import { restoreRecord, trashPage } from '../../services/trash.js';
 
 export const trashEndpoints = [
-  endpoint({
-    method: 'DELETE',
-    path: '/v1/repositories/{uid}',
-    summary: 'Move a record to the trash',
-    description:
-      "Administrators; a ROLE_USER for its own project; project tokens of the scope delete. A key's latest record (and a record of an immutable version) needs force=true; the key's highest remaining version then becomes the latest.",
-    tags: ['repository'],
-    access: { scope: 'delete' },
-    params: UidParams,
-    query: DeleteQuery,
-    responses: {
-      204: { description: 'In the trash' },
-      400: { description: 'Not a UUID, or force is not true or false' },
-      401: { description: 'No valid token' },
-      403: { description: "Another project's record, or a project token without the scope delete" },
-      404: { description: 'No such record' },
-      409: { description: "The key's latest record, or an immutable version, without force=true" },
-    },
-    audit: { action: 'version.deleted', target: (req) => req.params.uid },
-    handler: async (req, services) => {
-      const deleted = await deleteRecord(services, req.actor!, req.params.uid, req.query.force);
-      return { status: 204, audit: { details: { latestMovedTo: deleted.latestMovedTo } } };
-    },
-  }),
   endpoint({
     method: 'GET',
     path: '/v1/trash',
