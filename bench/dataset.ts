@@ -4,6 +4,9 @@
 // 5 branches, so there are 10,000 keys (project, artifact, branch). Record i belongs to key
 // i % KEYS and is that key's (i / KEYS)-th version, in publishing order: creation dates grow with i,
 // and the last record of each key is its latest one.
+//
+// Besides them, one artifact has a long history: LONG_HISTORY versions on one branch, the last one
+// latest, where a lookup that reads the key's whole history instead of its latest record shows.
 import type { VersionFields } from '../server/db/versions.js';
 
 export const PROJECTS = 50;
@@ -125,6 +128,30 @@ export function recordOf(i: number, total: number): VersionFields {
     latestVersion: i + KEYS >= total,
     description: description(key, version, next),
   };
+}
+
+/** The artifact with the long history: its own group, on main, owned by the first project. */
+export const LONG_HISTORY_KEY: ArtifactKey = { projectName: projectName(0), groupId: 'com.acme.history', artifactId: 'long-history', branch: 'main' };
+/** How many versions it has by default (--long-history). */
+export const LONG_HISTORY = 20_000;
+
+/** Version n of the long history of `versions` versions; the last is latest. */
+export function longHistoryRecordOf(n: number, versions: number): VersionFields {
+  const version = versionOf(LONG_HISTORY_KEY.branch, n);
+  return {
+    ...LONG_HISTORY_KEY,
+    version,
+    repositoryUrl: `https://git.example.com/${LONG_HISTORY_KEY.projectName}/${LONG_HISTORY_KEY.artifactId}.git`,
+    creationDate: new Date(FIRST_CREATION + n * CREATION_STEP_MS),
+    type: 'LIBRARY',
+    latestVersion: n === versions - 1,
+    description: description(LONG_HISTORY_KEY, version, random(n + 1)),
+  };
+}
+
+/** Record i of a data set of `total` records followed by a long history of `longHistory` versions. */
+export function seededRecordOf(i: number, total: number, longHistory: number): VersionFields {
+  return i < total ? recordOf(i, total) : longHistoryRecordOf(i - total, longHistory);
 }
 
 /**

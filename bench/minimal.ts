@@ -20,10 +20,14 @@ interface Statement {
   bindings: unknown[];
 }
 
+/** The statements of each read, by the query string of a latest lookup and the body of a search. */
 const statements = JSON.parse(process.env.MINIMAL_STATEMENTS ?? '{}') as {
-  latest?: Statement;
-  search?: { page: Statement; count: Statement; size: number; page_: number };
+  latest?: Record<string, Statement>;
+  search?: Record<string, { page: Statement; count: Statement; size: number; page_: number }>;
 };
+/** One prepared statement name per SQL text. */
+const names = new Map<string, string>();
+const nameOf = (sql: string) => names.get(sql) ?? (names.set(sql, `s${names.size + 1}`), names.get(sql)!);
 const pool = new pg.Pool({ connectionString: process.env.MINIMAL_PG_URL, max: Number(process.env.MINIMAL_POOL ?? 10) });
 
 function send(res: http.ServerResponse, status: number, body: unknown): void {
@@ -33,19 +37,19 @@ function send(res: http.ServerResponse, status: number, body: unknown): void {
 }
 
 async function latest(url: URL): Promise<unknown> {
-  const s = statements.latest!;
+  const s = statements.latest![url.search]!;
   // The values a real handler would take from the query string.
   void url.searchParams.get('groupId');
-  const result = await pool.query({ name: 'latest', text: s.sql, values: s.bindings });
+  const result = await pool.query({ name: nameOf(s.sql), text: s.sql, values: s.bindings });
   return toVersionInformation(result.rows[0]);
 }
 
 async function search(body: string): Promise<unknown> {
-  const s = statements.search!;
+  const s = statements.search![body]!;
   if (body) JSON.parse(body);
   const [rows, count] = await Promise.all([
-    pool.query({ name: 'page', text: s.page.sql, values: s.page.bindings }),
-    pool.query({ name: 'count', text: s.count.sql, values: s.count.bindings }),
+    pool.query({ name: nameOf(s.page.sql), text: s.page.sql, values: s.page.bindings }),
+    pool.query({ name: nameOf(s.count.sql), text: s.count.sql, values: s.count.bindings }),
   ]);
   const total = Number(count.rows[0]?.n ?? 0);
   return {

@@ -159,7 +159,9 @@ export function round2Targets(report: Report): Target[] {
   // Publishing has two limits (run.ts): the first, the statement straight through pg, is the issue's.
   const limit = (scenario: ScenarioId, limitName?: string) =>
     report.limits?.find((r) => r.scenario === scenario && (limitName === undefined || r.limitName === limitName));
-  for (const [scenario, goal] of [['latest', 0.8], ['search-group', 0.8], ['publish', 0.75]] as const) {
+  // The long history (issue 23): one artifact with 20,000 versions on one branch reads as fast as any.
+  const goals = [['latest', 0.8], ['search-group', 0.8], ['latest-long', 0.8], ['search-long', 0.8], ['publish', 0.75]] as const;
+  for (const [scenario, goal] of goals) {
     const row = limit(scenario);
     result.push({
       what: `${row?.name ?? scenario}: server (1 worker) / ${row?.limitName ?? 'limit'} at c=16`,
@@ -178,7 +180,7 @@ export function round2Targets(report: Report): Target[] {
       met: overHttp.server.perSecond >= overHttp.limit.perSecond * 0.75,
     });
   }
-  for (const scenario of ['latest', 'search-group'] as const) {
+  for (const scenario of ['latest', 'search-group', 'latest-long', 'search-long'] as const) {
     const row = limit(scenario);
     result.push({
       what: `${row?.name ?? scenario}: p99 at c=16 (1 worker, turns)`,

@@ -14,8 +14,10 @@ import knexFactory, { type Knex } from 'knex';
 import pg from 'pg';
 import type { ServerConfig } from '../server/config.js';
 import { MEMORY, migrateLatest, openDatabase } from '../server/db/connect.js';
+import { useDialect } from '../server/db/dialects/index.js';
+import { pgliteDialect } from '../server/db/dialects/pglite.js';
 import { SearchQuery, paging } from '../common/schemas/repositories.js';
-import { KEYS, publishedRecord } from './dataset.js';
+import { KEYS, LONG_HISTORY, publishedRecord } from './dataset.js';
 import { explainMysqlScenarios, explainScenarios } from './explain.js';
 import { type HttpRequest, type LoadOptions, type Measurement, loadHttp, loadHttpInterleaved, loadLoop, loadTurns, type Contender } from './load.js';
 import { type Child, FLOOR_PATH, call, cpuMsOf, killChildren, startFloor, startMinimal, startServer } from './processes.js';
@@ -28,7 +30,6 @@ import {
   LOGIN_USERS,
   type Scenario,
   type ScenarioId,
-  closeBuilder,
   loginUser,
   publishThroughPg,
   scenarios,
@@ -67,6 +68,8 @@ interface Options {
   only?: ScenarioId[];
   pglite: boolean;
   mysqlRecords: number;
+  /** Versions of the artifact with the long history (dataset.ts), in every database. */
+  longHistory: number;
   /** MariaDB/MySQL server; undefined with --no-mysql. */
   mysqlUrl?: string;
   /** Measure the scenarios of one concurrency in turns of a second, instead of one after the other. */
@@ -80,10 +83,11 @@ const USAGE = `npm run bench -- [options]
   --no-pglite          skip the PGlite runs
   --mysql-records N    records seeded into MariaDB/MySQL (default ${MYSQL_RECORDS.toLocaleString('en')})
   --no-mysql           skip the MariaDB/MySQL runs
+  --long-history N     versions of one artifact on one branch, besides the records (default ${LONG_HISTORY.toLocaleString('en')})
   --seconds S          seconds per measurement (default 10)
   --warmup S           warm-up seconds before each (default 2)
   --connections LIST   concurrencies (default 1,16)
-  --only LIST          scenarios: search-group, latest, search-branch, publish, publish-token, login
+  --only LIST          scenarios: search-group, latest, search-branch, latest-long, search-long, publish, publish-token, login
   --interleave         measure the server's scenarios in turns of one second each (fairer on a busy machine)
   --cpu-prof DIR       write CPU profiles of the server processes into DIR
 PostgreSQL: REPOADMIN_BENCH_PG_URL (default postgres://postgres@127.0.0.1:5432/postgres); the benchmark
@@ -99,6 +103,7 @@ function parseOptions(argv: string[]): Options {
       'no-pglite': { type: 'boolean' },
       'mysql-records': { type: 'string' },
       'no-mysql': { type: 'boolean' },
+      'long-history': { type: 'string' },
       seconds: { type: 'string' },
       warmup: { type: 'string' },
       connections: { type: 'string' },
@@ -131,6 +136,7 @@ function parseOptions(argv: string[]): Options {
     only,
     pglite: !values['no-pglite'],
     mysqlRecords: Math.floor(count('mysql-records', values['mysql-records'], MYSQL_RECORDS, KEYS)),
+    longHistory: Math.floor(count('long-history', values['long-history'], LONG_HISTORY, 1)),
     mysqlUrl: values['no-mysql'] ? undefined : process.env.REPOADMIN_BENCH_MYSQL_URL || 'mysql://root@127.0.0.1:3306/test',
     interleave: Boolean(values.interleave),
     cpuProfileDir: values['cpu-prof'] ? path.resolve(values['cpu-prof']) : undefined,
@@ -337,7 +343,7 @@ async function runPostgres(options: Options, list: Scenario[], floor: ReturnType
   });
   cleanups.push(() => pool.end());
   const version = (await pool.query<{ server_version: string }>('show server_version')).rows[0]!.server_version;
-  const seed = await seedVersions([pool, pool], options.records, progress);
+  const seed = await seedVersions([pool, pool], options.records, options.longHistory, progress);
   progress(`PostgreSQL: seeded in ${seed.totalSeconds.toFixed(1)} s`);
   const plans = await explainScenarios(pool, list);
   for (const plan of plans) progress(`EXPLAIN ${plan.scenario} (${plan.label})${plan.seqScan ? ': SEQUENTIAL SCAN' : ''}\n${plan.text}`);
@@ -362,7 +368,7 @@ function databaseUrl(base: string, database: string): string {
 }
 
 /** The read scenarios measured against a minimal node:http + pg server and pgbench. */
-const READS: ScenarioId[] = ['latest', 'search-group'];
+const READS: ScenarioId[] = ['latest', 'search-group', 'latest-long', 'search-long'];
 const LIMIT_CONNECTIONS = 16;
 
 /**
@@ -395,22 +401,20 @@ async function measureLimits(part: {
   ];
   const out: LimitRow[] = [];
   if (reads.length > 0) {
-    const search = reads.find((s) => s.id === 'search-group');
-    const latest = reads.find((s) => s.id === 'latest');
-    const body = search ? (JSON.parse(search.request(part.auth).body as string) as Record<string, unknown>) : {};
+    // Each read's statements, by what tells its request apart: the query string of a latest lookup,
+    // the body of a search.
+    const size = paging(SearchQuery.parse({})).size;
+    const latest: Record<string, unknown> = {};
+    const search: Record<string, unknown> = {};
+    for (const scenario of reads) {
+      const request = scenario.request(part.auth);
+      if (request.method === 'GET') latest[new URL(request.path, 'http://localhost').search] = scenario.statements[0];
+      else search[request.body as string] = { page: scenario.statements[0], count: scenario.statements[1], size, page_: 1 };
+    }
     const minimal = await startMinimal({
       MINIMAL_PG_URL: part.pgUrl,
       MINIMAL_POOL: '10',
-      MINIMAL_STATEMENTS: JSON.stringify({
-        latest: latest?.statements[0],
-        search: search && {
-          page: search.statements[0],
-          count: search.statements[1],
-          size: paging(SearchQuery.parse({})).size,
-          page_: 1,
-          body,
-        },
-      }),
+      MINIMAL_STATEMENTS: JSON.stringify({ latest, search }),
     }, options.cpuProfileDir);
     cleanups.push(() => minimal.stop());
     progress(`PostgreSQL: minimal node:http + pg server pid ${minimal.pid} at ${minimal.url}`);
@@ -449,6 +453,8 @@ async function measureLimits(part: {
 function openPglite(dir: string): { lite: PGlite; knex: Knex } {
   const lite = new PGlite(dir);
   const knex = knexFactory({ client: require('knex-pglite'), dialect: 'postgres', connection: { pglite: lite } } as Knex.Config);
+  // Opened here rather than by the server's openDatabase: its kind is told as openDatabase tells it.
+  useDialect(knex, pgliteDialect);
   return { lite, knex };
 }
 
@@ -492,7 +498,7 @@ async function runPglite(options: Options, list: Scenario[], floor: ReturnType<t
   progress(`PGlite: ${dir}, seeding ${options.pgliteRecords.toLocaleString('en')} records`);
   let open = openPglite(dir);
   await migrateLatest(open.knex);
-  const seed = await seedVersions([open.lite], options.pgliteRecords, progress);
+  const seed = await seedVersions([open.lite], options.pgliteRecords, options.longHistory, progress);
   progress(`PGlite: seeded in ${seed.totalSeconds.toFixed(1)} s`);
   const plans = await explainScenarios(open.lite, list);
   for (const plan of plans) progress(`EXPLAIN PGlite ${plan.scenario} (${plan.label})${plan.seqScan ? ': SEQUENTIAL SCAN' : ''}\n${plan.text}`);
@@ -559,7 +565,7 @@ async function runMysql(url: URL, options: Options, list: Scenario[], floor: Ret
     flags: '-FOUND_ROWS',
   });
   cleanups.push(() => pool.end());
-  const seed = await seedVersionsMysql(pool, options.mysqlRecords, progress);
+  const seed = await seedVersionsMysql(pool, options.mysqlRecords, options.longHistory, progress);
   progress(`${database}: seeded in ${seed.totalSeconds.toFixed(1)} s`);
   const plans = await explainMysqlScenarios(pool, list, database.startsWith('MariaDB'));
   for (const plan of plans) progress(`ANALYZE ${plan.scenario} (${plan.label})${plan.seqScan ? ': FULL SCAN' : ''}\n${plan.text}`);
@@ -661,6 +667,5 @@ try {
   process.exitCode = 1;
 } finally {
   await cleanUp();
-  await closeBuilder();
   killChildren();
 }

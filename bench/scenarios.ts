@@ -1,7 +1,7 @@
-// What is measured: four requests of the API, each with the same work done straight against the
-// database. The SQL comes from the server's own query builders and request schemas, so it is the
+// What is measured: requests of the API, each with the same work done straight against the
+// database. The SQL comes from the server's own query writers and request schemas, so it is the
 // SQL the server runs for that request.
-import knexFactory, { type Knex } from 'knex';
+import type { Knex } from 'knex';
 import {
   LatestQuery,
   SearchQuery,
@@ -14,28 +14,21 @@ import { randomBytes } from 'node:crypto';
 import { createPasswords } from '../server/auth/passwords.js';
 import { tokenSettings } from '../server/auth/tokens.js';
 import type pg from 'pg';
-import { publishStatement } from '../server/db/dialects/postgres.js';
-import { COORDINATE_COLUMNS, countQuery, latestQuery, pageQuery, publishKey, toRow } from '../server/db/versions.js';
+import { hashProjectToken } from '../server/auth/project-tokens.js';
+import type { SqlForm } from '../server/db/dialects/index.js';
+import { mysqlDialect } from '../server/db/dialects/mysql.js';
+import { postgresSql, publishStatement } from '../server/db/dialects/postgres.js';
+import { COORDINATE_COLUMNS, type ShapedQuery, countQuery, latestQuery, pageQuery, publishKey, toRow } from '../server/db/versions.js';
 import { generateToken } from '../server/services/auth.js';
 import type { Services } from '../server/services/context.js';
-import type { SignedCredential } from '../server/services/access.js';
-import { hashProjectToken } from '../server/auth/project-tokens.js';
-import jwt from 'jsonwebtoken';
+import type { SignedCredential } from '../server/services/context.js';
 import { publish, storedFields } from '../server/services/versions.js';
-import { ARTIFACTS, keyOf, publishedRecord } from './dataset.js';
+import { ARTIFACTS, LONG_HISTORY_KEY, keyOf, publishedRecord } from './dataset.js';
 import type { HttpRequest } from './load.js';
-
-/** Build SQL only; never connect. MariaDB/MySQL's is made when first asked for. */
-const pgBuilder = knexFactory({ client: 'pg' });
-let mysqlBuilder: Knex | undefined;
 
 export type SqlDialect = 'postgres' | 'mysql';
 
-function builderFor(dialect: SqlDialect): Knex {
-  if (dialect === 'postgres') return pgBuilder;
-  mysqlBuilder ??= knexFactory({ client: 'mysql2' });
-  return mysqlBuilder;
-}
+const FORMS: Record<SqlDialect, SqlForm> = { postgres: postgresSql, mysql: mysqlDialect };
 
 export interface Statement {
   label: string;
@@ -51,7 +44,7 @@ export interface DirectDatabase {
   knex: Knex;
 }
 
-export type ScenarioId = 'search-group' | 'latest' | 'search-branch' | 'publish' | 'publish-token' | 'login';
+export type ScenarioId = 'search-group' | 'latest' | 'search-branch' | 'latest-long' | 'search-long' | 'publish' | 'publish-token' | 'login';
 
 /** The credentials of a run: an administrator's session token (JWT) and project token (`rpa_...`). */
 export interface BenchAuth {
@@ -84,15 +77,14 @@ export interface Scenario {
 /** The artifact the searches and the latest lookup ask for: one on `main` (keys below ARTIFACTS are on main). */
 const TARGET = keyOf(Math.floor(ARTIFACTS * 0.617));
 
-function native(label: string, query: Knex.QueryBuilder): Statement {
-  const { sql, bindings } = query.toSQL().toNative();
-  return { label, sql, bindings };
+function native(label: string, form: SqlForm, query: ShapedQuery): Statement {
+  return { label, sql: form.native(query.build()), bindings: query.values };
 }
 
-function searchScenario(builder: Knex, id: ScenarioId, name: string, body: Record<string, unknown>, queryString: string): Scenario {
+function searchScenario(form: SqlForm, id: ScenarioId, name: string, body: Record<string, unknown>, queryString: string): Scenario {
   const filters = searchFilters(SearchRequest.parse(body));
   const page = paging(SearchQuery.parse(Object.fromEntries(new URLSearchParams(queryString))));
-  const statements = [native('page', pageQuery(builder, filters, page)), native('count', countQuery(builder, filters))];
+  const statements = [native('page', form, pageQuery(form, filters, page)), native('count', form, countQuery(form, filters))];
   return {
     id,
     name,
@@ -107,18 +99,23 @@ function searchScenario(builder: Knex, id: ScenarioId, name: string, body: Recor
   };
 }
 
-function latestScenario(builder: Knex): Scenario {
-  const key = { groupId: TARGET.groupId, artifactId: TARGET.artifactId, branch: TARGET.branch };
-  const statement = native('latest', latestQuery(builder, LatestQuery.parse(key)));
+function latestScenario(form: SqlForm, id: ScenarioId, name: string, target: { groupId: string; artifactId: string; branch: string }): Scenario {
+  const key = { groupId: target.groupId, artifactId: target.artifactId, branch: target.branch };
+  const statement = native('latest', form, latestQuery(form, LatestQuery.parse(key)));
   return {
-    id: 'latest',
-    name: 'latest of one key',
+    id,
+    name,
     request: () => ({ method: 'GET', path: `/v1/repositories/latest?${new URLSearchParams(key)}` }),
     statements: [statement],
     direct: (db) => db.query(statement.sql, statement.bindings),
   };
 }
 
+/** The credential of a session token, as the server takes it once its signature is checked. */
+function sessionOf(jwt: string): SignedCredential {
+  const claims = JSON.parse(Buffer.from(jwt.split('.')[1] ?? '', 'base64url').toString('utf8')) as { uid: string; sub: string; tv: number };
+  return { kind: 'session', userId: claims.uid, username: claims.sub, tokenVersion: claims.tv };
+}
 
 function publishScenario(): Scenario {
   return {
@@ -131,12 +128,9 @@ function publishScenario(): Scenario {
       body: (i) => JSON.stringify(publishedRecord(i)),
     }),
     statements: [],
-    // The server's publish service minus HTTP, authentication and logging: it needs only the database and the clock.
-    direct: (db, i, auth) => {
-      const claims = jwt.decode(auth.jwt) as { uid: string; sub: string; tv: number };
-      const credential: SignedCredential = { kind: 'session', userId: claims.uid, username: claims.sub, tokenVersion: claims.tv };
-      return publish({ db: db.knex, now: () => new Date() } as Services, credential, VersionRecord.parse(publishedRecord(i)));
-    },
+    // The server's publish service minus HTTP, the token's signature and logging: it needs only the database and the clock.
+    direct: (db, i, auth) =>
+      publish({ db: db.knex, now: () => new Date() } as Services, sessionOf(auth.jwt), VersionRecord.parse(publishedRecord(i))),
   };
 }
 
@@ -152,10 +146,10 @@ function publishTokenScenario(): Scenario {
       body: (i) => JSON.stringify(publishedRecord(i)),
     }),
     statements: [],
-    // The token's lookup (and its once-a-minute last use) and the publish service, without HTTP.
-    direct: async (db, i, auth) => {
-      const s = { db: db.knex, now: () => new Date() } as Services;
-      return publish(s, { kind: 'project', tokenHash: hashProjectToken(auth.projectToken) }, VersionRecord.parse(publishedRecord(i)));
+    // The token's hash and the publish service (which checks the token and records its use), without HTTP.
+    direct: (db, i, auth) => {
+      const credential: SignedCredential = { kind: 'project', tokenHash: hashProjectToken(auth.projectToken) };
+      return publish({ db: db.knex, now: () => new Date() } as Services, credential, VersionRecord.parse(publishedRecord(i)));
     },
   };
 }
@@ -206,31 +200,33 @@ export function publishThroughPg(pool: pg.Pool, i: number): Promise<pg.QueryResu
 export async function publishBodyThroughPg(pool: pg.Pool, body: unknown): Promise<pg.QueryResult> {
   const record = VersionRecord.parse(body);
   const fields = storedFields(DIRECT, record);
-  const { sql, bindings } = publishStatement(toRow(fields), COORDINATE_COLUMNS, publishKey(fields), fields.latestVersion);
-  const native = pgBuilder.raw(sql, bindings as Knex.RawBinding[]).toSQL().toNative();
-  return pool.query({ name: 'bench_publish', text: native.sql, values: [...native.bindings] });
+  const { shape, values, build } = publishStatement(toRow(fields), COORDINATE_COLUMNS, publishKey(fields), fields.latestVersion);
+  let statement = publishStatements.get(shape);
+  if (statement === undefined) publishStatements.set(shape, (statement = { name: `bench_publish_${publishStatements.size + 1}`, text: postgresSql.native(build()) }));
+  return pool.query({ ...statement, values });
 }
+
+/** The publish statement by shape, built once as the server builds it (server/db/statements.ts). */
+const publishStatements = new Map<string, { name: string; text: string }>();
 
 /** The scenarios, their SQL written for this dialect. */
 export function scenarios(dialect: SqlDialect = 'postgres'): Scenario[] {
-  const builder = builderFor(dialect);
+  const form = FORMS[dialect];
+  const long = LONG_HISTORY_KEY;
   return [
     searchScenario(
-      builder,
+      form,
       'search-group',
       'search group+artifact, latest',
       { groupId: TARGET.groupId, artifactId: TARGET.artifactId, latestVersion: true },
       '',
     ),
-    latestScenario(builder),
-    searchScenario(builder, 'search-branch', 'search branch by version, page 50', { branch: TARGET.branch }, 'page=50&size=20&sortField=version'),
+    latestScenario(form, 'latest', 'latest of one key', TARGET),
+    searchScenario(form, 'search-branch', 'search branch by version, page 50', { branch: TARGET.branch }, 'page=50&size=20&sortField=version'),
+    latestScenario(form, 'latest-long', 'latest of a key with a long history', long),
+    searchScenario(form, 'search-long', 'search latest of a long history', { groupId: long.groupId, artifactId: long.artifactId, latestVersion: true }, ''),
     publishScenario(),
     publishTokenScenario(),
     loginScenario(),
   ];
-}
-
-export async function closeBuilder(): Promise<void> {
-  await pgBuilder.destroy();
-  await mysqlBuilder?.destroy();
 }

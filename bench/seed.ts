@@ -2,7 +2,7 @@
 // then the indexes rebuilt from their own catalog definitions, then VACUUM ANALYZE of the database.
 import { randomUUID } from 'node:crypto';
 import { toRow } from '../server/db/versions.js';
-import { recordOf } from './dataset.js';
+import { recordOf, seededRecordOf } from './dataset.js';
 
 /** What both `pg.Pool` and PGlite offer. */
 export interface Sql {
@@ -58,10 +58,10 @@ async function insertStatement(sql: Sql, columns: string[]): Promise<string> {
   return `insert into versions (${columns.join(', ')}) select * from unnest(${casts.join(', ')})`;
 }
 
-function batchOf(from: number, to: number, total: number, columns: string[]): unknown[][] {
+function batchOf(from: number, to: number, total: number, longHistory: number, columns: string[]): unknown[][] {
   const arrays: unknown[][] = columns.map(() => []);
   for (let i = from; i < to; i++) {
-    const fields = recordOf(i, total);
+    const fields = seededRecordOf(i, total, longHistory);
     const row: Record<string, unknown> = {
       ...toRow(fields),
       uid: randomUUID(),
@@ -74,10 +74,10 @@ function batchOf(from: number, to: number, total: number, columns: string[]): un
 }
 
 /**
- * Seeds `total` records through the given connections (batches run on all of them at once) into an
- * empty, migrated versions table.
+ * Seeds `total` records and the long history of `longHistory` versions (dataset.ts) through the
+ * given connections (batches run on all of them at once) into an empty, migrated versions table.
  */
-export async function seedVersions(connections: Sql[], total: number, progress: (line: string) => void): Promise<SeedTiming> {
+export async function seedVersions(connections: Sql[], total: number, longHistory: number, progress: (line: string) => void): Promise<SeedTiming> {
   const sql = connections[0]!;
   const started = process.hrtime.bigint();
   const sample = recordOf(0, total);
@@ -86,20 +86,21 @@ export async function seedVersions(connections: Sql[], total: number, progress: 
   const indexes = await secondaryIndexes(sql);
   for (const statement of indexes.drop) await sql.query(statement);
 
+  const rows = total + longHistory;
   let next = 0;
   let done = 0;
   let reported = 0;
   await Promise.all(
     connections.map(async (connection) => {
-      while (next < total) {
+      while (next < rows) {
         const from = next;
-        const to = Math.min(total, from + BATCH);
+        const to = Math.min(rows, from + BATCH);
         next = to;
-        await connection.query(insert, batchOf(from, to, total, columns));
+        await connection.query(insert, batchOf(from, to, total, longHistory, columns));
         done += to - from;
-        if (done - reported >= total / 10) {
+        if (done - reported >= rows / 10) {
           reported = done;
-          progress(`seeded ${done.toLocaleString('en')} of ${total.toLocaleString('en')} records`);
+          progress(`seeded ${done.toLocaleString('en')} of ${rows.toLocaleString('en')} records`);
         }
       }
     }),
@@ -114,7 +115,7 @@ export async function seedVersions(connections: Sql[], total: number, progress: 
   // The whole database: tables that triggers keep beside versions were written as often as it was.
   await sql.query('vacuum analyze');
   const vacuumSeconds = seconds(vacuuming);
-  return { records: total, insertSeconds, indexSeconds, vacuumSeconds, totalSeconds: seconds(started) };
+  return { records: rows, insertSeconds, indexSeconds, vacuumSeconds, totalSeconds: seconds(started) };
 }
 
 /** What a mysql2 promise pool offers. */
@@ -125,34 +126,35 @@ export interface MysqlSql {
 const MYSQL_BATCH = 1_000;
 
 /**
- * Seeds `total` records into an empty, migrated versions table on MariaDB/MySQL: multi-row inserts
+ * Seeds `total` records and the long history into an empty, migrated versions table on MariaDB/MySQL: multi-row inserts
  * on two connections at once, the indexes kept (InnoDB builds them as it goes, and the triggers keep
  * the counts), then ANALYZE TABLE.
  */
-export async function seedVersionsMysql(sql: MysqlSql, total: number, progress: (line: string) => void): Promise<SeedTiming> {
+export async function seedVersionsMysql(sql: MysqlSql, total: number, longHistory: number, progress: (line: string) => void): Promise<SeedTiming> {
   const started = process.hrtime.bigint();
   const columns = [...Object.keys(toRow(recordOf(0, total))), 'uid', 'created_at', 'updated_at'];
   const insert = `insert into versions (${columns.join(', ')}) values ?`;
+  const all = total + longHistory;
   let next = 0;
   let done = 0;
   let reported = 0;
   await Promise.all(
     [0, 1].map(async () => {
-      while (next < total) {
+      while (next < all) {
         const from = next;
-        const to = Math.min(total, from + MYSQL_BATCH);
+        const to = Math.min(all, from + MYSQL_BATCH);
         next = to;
         const rows: unknown[][] = [];
         for (let i = from; i < to; i++) {
-          const fields = recordOf(i, total);
+          const fields = seededRecordOf(i, total, longHistory);
           const row: Record<string, unknown> = { ...toRow(fields), uid: randomUUID(), created_at: fields.creationDate, updated_at: fields.creationDate };
           rows.push(columns.map((c) => row[c]));
         }
         await sql.query(insert, [rows]);
         done += to - from;
-        if (done - reported >= total / 10) {
+        if (done - reported >= all / 10) {
           reported = done;
-          progress(`seeded ${done.toLocaleString('en')} of ${total.toLocaleString('en')} records`);
+          progress(`seeded ${done.toLocaleString('en')} of ${all.toLocaleString('en')} records`);
         }
       }
     }),
@@ -161,5 +163,5 @@ export async function seedVersionsMysql(sql: MysqlSql, total: number, progress: 
   const analysing = process.hrtime.bigint();
   await sql.query('analyze table versions, version_counts, users');
   const vacuumSeconds = seconds(analysing);
-  return { records: total, insertSeconds, indexSeconds: 0, vacuumSeconds, totalSeconds: seconds(started) };
+  return { records: all, insertSeconds, indexSeconds: 0, vacuumSeconds, totalSeconds: seconds(started) };
 }

@@ -9,7 +9,7 @@ import pg from 'pg';
 import type { ServerConfig } from '../server/config.js';
 import { MEMORY, migrateLatest, openDatabase } from '../server/db/connect.js';
 import { KEYS } from './dataset.js';
-import { closeBuilder, scenarios } from './scenarios.js';
+import { scenarios } from './scenarios.js';
 import { seedVersions } from './seed.js';
 
 const { values } = parseArgs({
@@ -43,7 +43,7 @@ async function database(base: URL, seeded: number, trashed: number): Promise<{ p
   await migrateLatest(opened.db);
   await opened.close();
   const pool = new pg.Pool({ host: settings.host, port: settings.port, user: settings.user, password: settings.password, database: name, max: 4 });
-  await seedVersions([pool, pool], seeded, progress);
+  await seedVersions([pool, pool], seeded, 0, progress);
   if (trashed > 0) {
     // What a delete does, in bulk: the rows move to the trash (never a key's latest).
     await pool.query(`
@@ -97,7 +97,6 @@ async function main(): Promise<void> {
   } finally {
     await plain.drop();
     await withTrash.drop();
-    await closeBuilder();
   }
 }
 

@@ -1,5 +1,6 @@
 // What commands get from the outside world. Built lazily: a command pays only for what it uses.
 import type { Api } from './api/client.js';
+import type { ServerOptions } from './api/session.js';
 import type { ConfigStore } from './config/store.js';
 import type { Io } from '../common/io.js';
 
@@ -12,11 +13,7 @@ export interface Prompter {
 }
 
 /** The global options (docs/cli.md, "Commands"), set by main() before a command runs. */
-export interface Settings {
-  /** --url: the server (else REPOADMIN_URL, else the current login's). */
-  url?: string;
-  /** --token (else REPOADMIN_TOKEN). */
-  token?: string;
+export interface Settings extends ServerOptions {
   json: boolean;
   /** false with --no-color; undefined leaves it to NO_COLOR, FORCE_COLOR and the terminal. */
   color?: boolean;
@@ -107,6 +104,7 @@ function lazyConfig(load: () => Promise<ConfigStore>): ConfigStore {
     current: async () => (await store()).current(),
     get: async (url) => (await store()).get(url),
     save: async (login) => (await store()).save(login),
+    complete: async (url, token, details) => (await store()).complete(url, token, details),
     remove: async (url) => (await store()).remove(url),
   };
 }
@@ -118,6 +116,7 @@ function lazyApi(load: () => Promise<Api>): Api {
     credentials: async () => (await api()).credentials(),
     generateToken: async (body, url) => (await api()).generateToken(body, url),
     me: async () => (await api()).me(),
+    projectName: async () => (await api()).projectName(),
     meWithToken: async (token, url) => (await api()).meWithToken(token, url),
     listUsers: async () => (await api()).listUsers(),
     createUser: async (body) => (await api()).createUser(body),
@@ -128,6 +127,15 @@ function lazyApi(load: () => Promise<Api>): Api {
     createToken: async (body) => (await api()).createToken(body),
     listTokens: async (userId) => (await api()).listTokens(userId),
     revokeToken: async (id) => (await api()).revokeToken(id),
+    createWebhook: async (body) => (await api()).createWebhook(body),
+    listWebhooks: async () => (await api()).listWebhooks(),
+    deleteWebhook: async (id) => (await api()).deleteWebhook(id),
+    pingWebhook: async (id) => (await api()).pingWebhook(id),
+    webhookDeliveries: async (id, query) => (await api()).webhookDeliveries(id, query),
+    redeliver: async (id, deliveryId) => (await api()).redeliver(id, deliveryId),
+    rotateWebhookSecret: async (id) => (await api()).rotateWebhookSecret(id),
+    events: async (query) => (await api()).events(query),
+    audit: async (query) => (await api()).audit(query),
     deleteVersion: async (uid, force) => (await api()).deleteVersion(uid, force),
     listTrash: async (query) => (await api()).listTrash(query),
     restoreVersion: async (uid) => (await api()).restoreVersion(uid),

@@ -49,3 +49,51 @@ describe('versionKey length', () => {
     expect(Array.from(versionKey(dense)).length).toBeLessThanOrEqual(VERSION_KEY_MAX);
   });
 });
+
+describe('versionKey, as stored', () => {
+  // The keys are stored in version_key: a key that changes for the same version would sort the
+  // versions published before the change apart from those after it. A new format needs a migration
+  // that rewrites the column, and new keys here.
+  it('keeps the key of each kind of version', () => {
+    const keys: [string, string][] = [
+      ['1.0.0', '011!9!'],
+      ['v2.1+build.5', '012.011!9!'],
+      // Build metadata runs to the end of the text: a line break ends none.
+      ['1.0+a\nb', '011!5+.a.\n.b!'],
+      [' 1.0 ', '011!9!'],
+      ['1.001', '011.011!9!'],
+      ['1.05', '011.015!9!'],
+      ['1.00', '011!9!'],
+      ['1.999999999', '011.09999999999!9!'],
+      ['1.1000000000', '011.101000000000!9!'],
+      ['1.0-alpha-beta', '011!1beta!'],
+      ['1.0alpha-beta', '011!1beta!'],
+      ['1.0-a1', '011!1011!'],
+      ['1.0-alpha1', '011!1011!'],
+      ['1.0-b2', '011!2012!'],
+      ['1.0-beta2', '011!2012!'],
+      ['1.0-m3', '011!3013!'],
+      ['1.0-milestone3', '011!3013!'],
+      ['1.0-cr4', '011!4014!'],
+      ['1.0-rc4', '011!4014!'],
+      ['1.0-rc.1.2', '011!4011.012!'],
+      ['1.0-SNAPSHOT', '011!6!'],
+      ['1.0-ga', '011!9!'],
+      ['1.0-release', '011!9!'],
+      ['1.0-Final', '011!9!'],
+      ['1.0-v2', '011!5v.012!'],
+      ['1.0-x@@1', '011!5x.@@.011!'],
+      ['SNAPSHOT', '!6!'],
+      ['x1', '!5x.011!'],
+    ];
+    expect(keys.map(([version]) => [version, versionKey(version)])).toEqual(keys);
+  });
+
+  it('orders a number of ten digits after one of nine, and drops leading zeros', () => {
+    expect(byteOrder(versionKey('1.999999999'), versionKey('1.1000000000'))).toBe(-1);
+    expect(versionKey('1.001')).toBe(versionKey('1.1'));
+    expect(byteOrder(versionKey('1'), versionKey('1.05'))).toBe(-1);
+    // Numbers are cut to 99 digits, so that their length fits its two digits.
+    expect(byteOrder(versionKey(`1.1${'0'.repeat(98)}`), versionKey(`1.${'9'.repeat(120)}`))).toBe(-1);
+  });
+});

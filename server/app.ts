@@ -16,6 +16,7 @@ import { observe } from './middleware/observe.js';
 import { publicFiles } from './middleware/static.js';
 import { PUBLIC_DIR } from './paths.js';
 import { ENDPOINTS } from './routes/index.js';
+import { auditWriter } from './services/audit.js';
 import type { Services } from './services/context.js';
 
 export interface AppOptions {
@@ -42,6 +43,7 @@ export function createApp(options: AppOptions): RequestListener {
     now: options.now ?? (() => new Date()),
     metrics,
   };
+  services.audit = auditWriter(services);
   const outages = trackOutages(options.db, options.log);
   const pipeline = createPipeline(ENDPOINTS, services, outages);
 

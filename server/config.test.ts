@@ -1,3 +1,6 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from './config.js';
 
@@ -60,5 +63,29 @@ describe('loadConfig', () => {
       '--repoadmin_jwt_secret is visible to every local user (ps, /proc): set REPO_MAN_JWT_SECRET in the environment instead',
     ]);
     expect(loadConfig([], { REPO_MAN_DB_PASS: 'db-secret' }).warnings).toEqual([]);
+  });
+
+  it('takes the first password from REPO_MAN_ADMIN_PASSWORD_FILE without its final line break, the variable first', () => {
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'repoadmin-config-')), 'admin-password');
+    fs.writeFileSync(file, 'from-a-secret-file\n');
+    expect(loadConfig([], { REPO_MAN_ADMIN_PASSWORD_FILE: file }).adminPassword).toBe('from-a-secret-file');
+    expect(loadConfig([], { REPO_MAN_ADMIN_PASSWORD_FILE: file, REPO_MAN_ADMIN_PASSWORD: 'from-the-variable' }).adminPassword).toBe('from-the-variable');
+    expect(() => loadConfig([], { REPO_MAN_ADMIN_PASSWORD_FILE: `${file}.missing` })).toThrow(
+      `REPO_MAN_ADMIN_PASSWORD_FILE: cannot read ${file}.missing (ENOENT)`,
+    );
+    fs.writeFileSync(file, 'short\n');
+    expect(() => loadConfig([], { REPO_MAN_ADMIN_PASSWORD_FILE: file })).toThrow(`REPO_MAN_ADMIN_PASSWORD_FILE (${file}) breaks the password rules`);
+  });
+
+  it('listens on every interface unless REPO_MAN_HOST names an address', () => {
+    expect(loadConfig([], {}).host).toBeUndefined();
+    expect(loadConfig([], { REPO_MAN_HOST: '127.0.0.1' }).host).toBe('127.0.0.1');
+    expect(loadConfig(['--repoadmin_host', '::1'], {}).host).toBe('::1');
+    expect(() => loadConfig([], { REPO_MAN_HOST: 'http://x/' })).toThrow('REPO_MAN_HOST must be an IP address or a host name, not "http://x/"');
+  });
+
+  it('requires a first password only when REPO_MAN_REQUIRE_ADMIN_PASSWORD says so', () => {
+    expect(loadConfig([], {}).requireAdminPassword).toBe(false);
+    expect(loadConfig([], { REPO_MAN_REQUIRE_ADMIN_PASSWORD: 'true' }).requireAdminPassword).toBe(true);
   });
 });

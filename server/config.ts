@@ -1,10 +1,13 @@
 // Server settings: startup arguments win over REPO_MAN_* variables, which win over defaults (docs/api.md, "Configuration").
+import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { AppError } from '../common/errors.js';
 import { passwordProblem } from '../common/schemas/users.js';
 import { closest } from '../common/suggest.js';
 import { SETTINGS, type Setting } from './settings.js';
+import { parseDurations, parseNetworks } from './webhooks/settings.js';
 
 /** `mysql` covers MariaDB and MySQL: one driver (`mysql2`), one dialect. */
 export type DbKind = 'pglite' | 'postgres' | 'mysql';
@@ -28,10 +31,14 @@ export interface ServerConfig {
     /** How long one statement may run, on the server and, a little later, on the client side. */
     statementTimeoutMs: number;
   };
+  /** Address to listen on; undefined: every interface. */
+  host?: string;
   port: number;
   jwt: { secret?: string; ttlSeconds: number; issuer: string };
   /** The first administrator's password; when set it need not be changed. */
   adminPassword?: string;
+  /** A first start without adminPassword is refused (the image: nobody may take over the documented one). */
+  requireAdminPassword: boolean;
   searchPublic: boolean;
   bcryptCost: number;
   trustProxy: boolean;
@@ -41,6 +48,15 @@ export interface ServerConfig {
   warnings: string[];
   /** Processes serving requests (node:cluster); more than one only on a database server. */
   workers: number;
+  /** Events, webhooks and the audit log (docs/webhooks.md). */
+  events: {
+    days: number;
+    auditDays: number;
+    /** Waits before each retry of a webhook delivery, in milliseconds. */
+    retrySchedule: number[];
+    /** CIDR networks a webhook may reach though the address rules refuse them. */
+    allowNetworks: string[];
+  };
   /** Days a deleted record stays restorable in the trash. */
   trashDays: number;
   /** The UTC time of day enabled retention policies run, as minutes after midnight. */
@@ -101,6 +117,18 @@ function parseArgs(args: string[]): Map<string, string> {
   return values;
 }
 
+/** The first password from REPO_MAN_ADMIN_PASSWORD_FILE: the file's text without its final line break. */
+function readAdminPasswordFile(file: { value: string; source: string } | undefined): { value: string; source: string } | undefined {
+  if (!file) return undefined;
+  let text: string;
+  try {
+    text = fs.readFileSync(file.value, 'utf8');
+  } catch (error) {
+    throw usage(`${file.source}: cannot read ${file.value} (${(error as NodeJS.ErrnoException).code ?? 'unreadable'})`);
+  }
+  return { value: text.replace(/\r?\n$/, ''), source: `${file.source} (${file.value})` };
+}
+
 export function loadConfig(args: string[], env: NodeJS.ProcessEnv): ServerConfig {
   const argValues = parseArgs(args);
 
@@ -151,7 +179,7 @@ export function loadConfig(args: string[], env: NodeJS.ProcessEnv): ServerConfig
   if (secret && Buffer.byteLength(secret.value, 'utf8') < 32) {
     throw usage(`${secret.source} must be at least 32 bytes long (it signs every token); leave it unset to have one generated`);
   }
-  const adminPassword = raw('adminPassword');
+  const adminPassword = raw('adminPassword') ?? readAdminPasswordFile(raw('adminPasswordFile'));
   const adminProblem = adminPassword && passwordProblem(adminPassword.value);
   if (adminPassword && adminProblem) {
     throw usage(`${adminPassword.source} breaks the password rules: ${adminProblem}`);
@@ -160,6 +188,18 @@ export function loadConfig(args: string[], env: NodeJS.ProcessEnv): ServerConfig
   if (workers > 1 && kind === 'pglite') {
     throw usage(`${label('workers')} needs a database server (PostgreSQL, MariaDB or MySQL): the embedded database can be open in one process only`);
   }
+  const host = raw('host');
+  if (host && !net.isIP(host.value) && !/^[A-Za-z0-9]([A-Za-z0-9.-]{0,252})$/.test(host.value)) {
+    throw usage(`${host.source} must be an IP address or a host name, not "${host.value}"`);
+  }
+  const listed = <T>(name: SettingName, parse: (text: string) => T) => {
+    const r = raw(name);
+    try {
+      return parse(r?.value ?? SETTINGS[name].default);
+    } catch (error) {
+      throw usage(`${r?.source ?? label(name)}: ${(error as Error).message}`);
+    }
+  };
   const retentionAt = raw('retentionAt');
   const clock = /^([01]\d|2[0-3]):([0-5]\d)$/.exec(retentionAt?.value ?? SETTINGS.retentionAt.default);
   if (!clock) throw usage(`${retentionAt!.source} must be a UTC time of day as HH:MM, e.g. 03:00, not "${retentionAt!.value}"`);
@@ -187,6 +227,7 @@ export function loadConfig(args: string[], env: NodeJS.ProcessEnv): ServerConfig
       connectTimeoutMs: int('dbConnectTimeout', 1, 600) * 1000,
       statementTimeoutMs: int('dbStatementTimeout', 1, 3600) * 1000,
     },
+    host: host?.value,
     port: int('port', 0, 65535),
     jwt: {
       secret: secret?.value,
@@ -194,6 +235,7 @@ export function loadConfig(args: string[], env: NodeJS.ProcessEnv): ServerConfig
       issuer: str('jwtIssuer'),
     },
     adminPassword: adminPassword?.value,
+    requireAdminPassword: bool('requireAdminPassword'),
     searchPublic: bool('searchPublic'),
     // bcrypt allows 31, but each step doubles the time: 18 already takes about 16 s a hash here.
     bcryptCost: int('bcryptCost', 4, 18),
@@ -201,6 +243,12 @@ export function loadConfig(args: string[], env: NodeJS.ProcessEnv): ServerConfig
     metrics: bool('metrics'),
     logLevel,
     workers,
+    events: {
+      days: int('eventsDays', 1, 3650),
+      auditDays: int('auditDays', 1, 36500),
+      retrySchedule: listed('webhookRetrySchedule', parseDurations),
+      allowNetworks: raw('webhookAllowNetworks') ? listed('webhookAllowNetworks', parseNetworks) : [],
+    },
     trashDays: int('trashDays', 1, 3650),
     retentionAtMinutes: Number(clock[1]) * 60 + Number(clock[2]),
     immutableVersions,

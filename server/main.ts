@@ -22,7 +22,8 @@ export interface RunOptions {
 function announce(io: Io, cli: string, port: number, description: string, adminMustChangePassword: boolean): void {
   if (adminMustChangePassword) {
     io.err(
-      'first start: created the administrator "admin" with the password "password"; it must be changed before anything else:\n' +
+      'first start: created the administrator "admin" with the password "password", accepted only from this machine (loopback) ' +
+        'and to be changed before anything else (REPO_MAN_ADMIN_PASSWORD sets another first password):\n' +
         `  ${cli} login --url http://localhost:${port} --username admin && ${cli} user passwd\n` +
         `  or: PUT /v1/users/${DEFAULT_ADMIN_ID}/password with {"password": "<new password>"}`,
     );
@@ -52,7 +53,7 @@ export async function runServer(args: string[], env: NodeJS.ProcessEnv, io: Io, 
   // stop signal before the server is ready ends the process, as the signal's default would.
   const early = await Promise.race([starting.then(() => undefined), stopSignal]);
   if (early !== undefined) {
-    io.err(`${early} while starting: stopping before the server was ready`);
+    if (cluster.isPrimary) io.err(`${early} while starting: stopping before the server was ready`);
     log.flush();
     process.exit(early === 'SIGINT' ? 130 : 143);
   }
@@ -62,8 +63,9 @@ export async function runServer(args: string[], env: NodeJS.ProcessEnv, io: Io, 
   if (cluster.isPrimary) announce(io, cli, server.port, server.description, server.adminMustChangePassword);
 
   const stopped = await stopSignal;
-  io.err(`${stopped}: stopping; finishing requests in flight`);
+  // Workers stop quietly (also above, while starting): the primary says it once for all of them.
+  if (cluster.isPrimary) io.err(`${stopped}: stopping; finishing requests in flight`);
   await server.stop(SHUTDOWN_GRACE_MS);
   log.flush();
-  io.err('stopped');
+  if (cluster.isPrimary) io.err('stopped');
 }

@@ -10,6 +10,7 @@ import type { ServerConfig } from './config.js';
 import { openDatabase } from './db/connect.js';
 import { createHttpServer } from './http-server.js';
 import { errorBody } from './http/errors.js';
+import { startOutbox } from './services/outbox.js';
 import { prepareDatabase } from './setup.js';
 
 export interface StartOptions {
@@ -75,7 +76,7 @@ export async function startServer(config: ServerConfig, options: StartOptions): 
   const server = createHttpServer((request, response) => handler(request, response));
   let port: number;
   try {
-    port = await listen(server, config.port, options.host);
+    port = await listen(server, config.port, options.host ?? config.host);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     throw new Error(
@@ -93,6 +94,8 @@ export async function startServer(config: ServerConfig, options: StartOptions): 
     const prepared = await prepareDatabase(database.db, config, passwords);
     handler = createApp({ db: database.db, config, log: options.log, secret: prepared.secret, passwords, now: options.now });
     const { db, description, close } = database;
+    // Webhook deliveries: every process sends its share (docs/webhooks.md, "Delivery").
+    const outbox = startOutbox({ db, config, log: options.log, now: options.now ?? (() => new Date()) });
     return {
       port,
       db,
@@ -100,6 +103,7 @@ export async function startServer(config: ServerConfig, options: StartOptions): 
       adminMustChangePassword: prepared.adminMustChangePassword,
       async stop(graceMs) {
         await closeServer(server, graceMs);
+        await outbox.stop();
         await close();
       },
     };

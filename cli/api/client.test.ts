@@ -122,6 +122,40 @@ describe('API client', () => {
     expect(log.join('\n')).toContain('Bearer fly.to…(9 chars)');
   });
 
+  it("knows the user's project from a login on the fly, and from a stored login, without asking", async () => {
+    const server = await serve(() => ({
+      status: 200,
+      body: { token: 'fly.token', userId: 'u', expiresAt: '2026-11-21T11:00:00.000Z', username: 'ci', role: 'ROLE_USER', projectName: 'shop', mustChangePassword: false },
+    }));
+    await expect(api(server.url, { env: { REPOADMIN_USERNAME: 'ci', REPOADMIN_PASSWORD: 'pipeline-pass' } }).projectName()).resolves.toBe('shop');
+    expect(server.requests.map((r) => r.url)).toEqual(['/v1/authentication/generate-token']);
+
+    const config = memoryConfig();
+    await config.save({ url: server.url, username: 'admin', userId: 'a', token: 'stored', expiresAt: '2030-01-01T00:00:00.000Z', projectName: null, role: 'ROLE_ADMIN' });
+    await expect(api(server.url, { config }).projectName()).resolves.toBeNull();
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it("asks a login stored without the project once, keeps the answer, and keeps nothing of a token from the environment", async () => {
+    const server = await serve(() => ({ status: 200, body: { userId: 'u', username: 'ci', projectName: 'shop', role: 'ROLE_USER', mustChangePassword: false } }));
+    const config = memoryConfig();
+    const older = { url: server.url, username: 'ci', userId: 'u', token: 'stored', expiresAt: '2030-01-01T00:00:00.000Z' };
+    await config.save(older);
+    await config.save({ ...older, url: 'http://other.example:9090', token: 'other' });
+    await expect(api(server.url, { config }).projectName()).resolves.toBe('shop');
+    await expect(api(server.url, { config }).projectName()).resolves.toBe('shop');
+    expect(server.requests.map((r) => `${r.method} ${r.url} ${r.auth}`)).toEqual(['GET /v1/users/me Bearer stored']);
+    expect(config.data()).toEqual({
+      current: 'http://other.example:9090',
+      servers: { [server.url]: { ...older, projectName: 'shop', role: 'ROLE_USER' }, 'http://other.example:9090': { ...older, url: 'http://other.example:9090', token: 'other' } },
+    });
+
+    const fresh = memoryConfig();
+    await expect(api(server.url, { config: fresh, env: { REPOADMIN_TOKEN: 'rpa_x' } }).projectName()).resolves.toBe('shop');
+    expect(server.requests).toHaveLength(2);
+    expect(fresh.data()).toEqual({ servers: {} });
+  });
+
   it('an expired stored token without credentials says the session expired', async () => {
     const config = memoryConfig();
     await config.save({ url: 'http://127.0.0.1:9', username: 'admin', userId: 'a', token: 'old', expiresAt: '2026-11-21T09:59:59.000Z' });

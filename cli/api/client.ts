@@ -2,24 +2,31 @@
 // docs/cli.md.
 import { AppError } from '../../common/errors.js';
 import type { TokenRequest, TokenResponse } from '../../common/schemas/auth.js';
-import type { PublishResult, SearchRequest, SearchResult, SortField, VersionInformation, VersionRecordBody } from '../../common/schemas/repositories.js';
+import type { PageRequest, PublishResult, SearchRequest, SearchResult, SortField, VersionInformation, VersionRecordBody } from '../../common/schemas/repositories.js';
 import type { RetentionPolicy, RetentionPolicyList, RetentionRunResult } from '../../common/schemas/retention.js';
 import type { ProjectTokenCreated, ProjectTokenList } from '../../common/schemas/tokens.js';
 import type { TrashPage } from '../../common/schemas/trash.js';
 import type { Me, UserCreateRequest, UserList, UserResult } from '../../common/schemas/users.js';
-import type { ConfigStore } from '../config/store.js';
-import type { Settings } from '../deps.js';
+import type { AuditPage } from '../../common/schemas/audit.js';
+import type { EventPage } from '../../common/schemas/events.js';
+import type {
+  DeliveryList,
+  PingResult,
+  SecretRotated,
+  WebhookCreateRequest,
+  WebhookCreated,
+  WebhookList,
+} from '../../common/schemas/webhooks.js';
 import { createHttp, DEFAULT_TIMEOUT_MS, type Http, type HttpRequest } from './http.js';
-import { resolveCredentials, resolveUrl, storedToken, whyRejected, type Credentials } from './session.js';
+import { resolveCredentials, resolveUrl, storedToken, whyRejected, type Credentials, type SessionContext } from './session.js';
 
 export type { Credentials } from './session.js';
 
-export interface SearchPaging {
-  page?: number;
-  size?: number;
-  sortField?: SortField | string;
-  sortDirection?: 'ASC' | 'DESC';
-}
+/**
+ * A page request as the client sends it: what is left out is the server's default, and a sort
+ * field the server does not know is the server's to refuse.
+ */
+export type PageRequestParams = Partial<Omit<PageRequest, 'sortField'>> & { sortField?: SortField | string };
 
 export interface Api {
   /** The server this run talks to: --url, else REPOADMIN_URL, else the current login's. */
@@ -29,6 +36,11 @@ export interface Api {
   /** `POST /v1/authentication/generate-token`, at `url` when given (login), else at serverUrl(). */
   generateToken(body: TokenRequest, url?: string): Promise<TokenResponse>;
   me(): Promise<Me>;
+  /**
+   * The project of the token's user (null for an administrator): known from the login, on the fly
+   * or stored, else asked once (`GET /v1/users/me`) and kept with a stored login for next time.
+   */
+  projectName(): Promise<string | null>;
   /** `GET /v1/users/me` with this token at this server, before it is stored (`login --with-token`). */
   meWithToken(token: string, url: string): Promise<Me>;
   listUsers(): Promise<UserList>;
@@ -36,11 +48,21 @@ export interface Api {
   changePassword(userId: string, password: string): Promise<UserResult>;
   deleteUser(userId: string): Promise<void>;
   publish(record: VersionRecordBody): Promise<PublishResult>;
-  search(filters: SearchRequest, paging?: SearchPaging): Promise<SearchResult>;
+  search(filters: SearchRequest, paging?: PageRequestParams): Promise<SearchResult>;
   /** `POST /v1/tokens`; `expiresAt` as ISO 8601, or null for none. */
   createToken(body: { name: string; scope: string; expiresAt: string | null; userId?: string }): Promise<ProjectTokenCreated>;
   listTokens(userId?: string): Promise<ProjectTokenList>;
   revokeToken(id: string): Promise<void>;
+  createWebhook(body: WebhookCreateRequest): Promise<WebhookCreated>;
+  listWebhooks(): Promise<WebhookList>;
+  deleteWebhook(id: string): Promise<void>;
+  pingWebhook(id: string): Promise<PingResult>;
+  webhookDeliveries(id: string, query: { status?: string; page?: number; size?: number }): Promise<DeliveryList>;
+  redeliver(id: string, deliveryId: string): Promise<void>;
+  rotateWebhookSecret(id: string): Promise<SecretRotated>;
+  /** `GET /v1/events`; with `wait`, the server holds the request until an event arrives. */
+  events(query: { after?: string; limit?: number; wait?: number; type?: string[] }): Promise<EventPage>;
+  audit(query: { actor?: string; action?: string; since?: string; page?: number; size?: number }): Promise<AuditPage>;
   /** `DELETE /v1/repositories/{uid}`: into the trash. */
   deleteVersion(uid: string, force: boolean): Promise<void>;
   listTrash(query: { projectName?: string; page?: number; size?: number }): Promise<TrashPage>;
@@ -52,13 +74,7 @@ export interface Api {
   runPolicy(id: string, dryRun: boolean): Promise<RetentionRunResult>;
 }
 
-export interface ApiContext {
-  settings: Settings;
-  env: NodeJS.ProcessEnv;
-  now: () => Date;
-  config: ConfigStore;
-  /** Where --verbose lines go. */
-  log?: (line: string) => void;
+export interface ApiContext extends SessionContext {
   /** For tests: the first backoff delay. */
   retryDelayMs?: number;
 }
@@ -127,11 +143,31 @@ export function createApi(context: ApiContext): Api {
     }
   };
 
+  const me = () => authenticated<Me>({ method: 'GET', path: 'v1/users/me', idempotent: true, notFoundMeansWrongServer: true });
+
+  const projectName = async (): Promise<string | null> => {
+    const creds = await getCredentials();
+    if (creds.projectName !== undefined) return creds.projectName;
+    // A token from --token or the environment says nothing of its project, nor did a login stored
+    // before the project was kept.
+    const user = await me();
+    if (creds.source === 'config') {
+      try {
+        await context.config.complete(await serverUrl(), creds.token, { projectName: user.projectName, role: user.role });
+      } catch (error) {
+        // The answer is at hand: a config file that cannot be written costs a request next time, not this run.
+        context.log?.(`could not keep the project in the stored login (${error instanceof Error ? error.message : String(error)})`);
+      }
+    }
+    return user.projectName;
+  };
+
   return {
     serverUrl,
     credentials: getCredentials,
     generateToken,
-    me: () => authenticated({ method: 'GET', path: 'v1/users/me', idempotent: true, notFoundMeansWrongServer: true }),
+    me,
+    projectName,
     meWithToken: (token, at) => http(at)({ method: 'GET', path: 'v1/users/me', token, idempotent: true, notFoundMeansWrongServer: true }),
     listUsers: () => authenticated({ method: 'GET', path: 'v1/users', idempotent: true, notFoundMeansWrongServer: true }),
     createUser: (body) => authenticated({ method: 'POST', path: 'v1/users', json: body, notFoundMeansWrongServer: true }),
@@ -154,6 +190,18 @@ export function createApi(context: ApiContext): Api {
     createToken: (body) => authenticated({ method: 'POST', path: 'v1/tokens', json: body }),
     listTokens: (userId) => authenticated({ method: 'GET', path: 'v1/tokens', searchParams: { userId }, idempotent: true }),
     revokeToken: (id) => authenticated({ method: 'DELETE', path: `v1/tokens/${encodeURIComponent(id)}` }),
+    createWebhook: (body) => authenticated({ method: 'POST', path: 'v1/webhooks', json: body }),
+    listWebhooks: () => authenticated({ method: 'GET', path: 'v1/webhooks', idempotent: true }),
+    deleteWebhook: (id) => authenticated({ method: 'DELETE', path: `v1/webhooks/${encodeURIComponent(id)}` }),
+    pingWebhook: (id) => authenticated({ method: 'POST', path: `v1/webhooks/${encodeURIComponent(id)}/ping` }),
+    webhookDeliveries: (id, query) =>
+      authenticated({ method: 'GET', path: `v1/webhooks/${encodeURIComponent(id)}/deliveries`, searchParams: query, idempotent: true }),
+    redeliver: (id, deliveryId) =>
+      authenticated({ method: 'POST', path: `v1/webhooks/${encodeURIComponent(id)}/deliveries/${encodeURIComponent(deliveryId)}/redeliver` }),
+    rotateWebhookSecret: (id) => authenticated({ method: 'POST', path: `v1/webhooks/${encodeURIComponent(id)}/rotate-secret` }),
+    events: (query) =>
+      authenticated({ method: 'GET', path: 'v1/events', searchParams: { ...query, type: query.type?.join(',') || undefined }, idempotent: true }),
+    audit: (query) => authenticated({ method: 'GET', path: 'v1/audit', searchParams: query, idempotent: true }),
     deleteVersion: (uid, force) =>
       authenticated({ method: 'DELETE', path: `v1/repositories/${encodeURIComponent(uid)}`, searchParams: { force: force ? 'true' : undefined } }),
     listTrash: (query) => authenticated({ method: 'GET', path: 'v1/trash', searchParams: query, idempotent: true }),

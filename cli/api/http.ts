@@ -1,13 +1,10 @@
-// HTTP over ky: timeout, retries for idempotent calls, the server's error body back into AppError.
-import ky, { HTTPError, TimeoutError, type Options } from 'ky';
+// The registry's HTTP calls over the shared core (cli/http.ts): JSON bodies, bearer tokens, and
+// the server's error body back into AppError.
+import { HTTPError } from 'ky';
 import { AppError, codeForStatus, isWireErrorCode, type FieldError, type WireErrorCode } from '../../common/errors.js';
-import { nodeFetch } from './node-fetch.js';
+import { createClient, DEFAULT_TIMEOUT_MS, GATEWAY_STATUSES, networkFailure, retryAfterSeconds, retryFor, type Peer } from '../http.js';
 
-export const DEFAULT_TIMEOUT_MS = 30_000;
-/** A 429 or 503 asking us to wait longer than this fails at once instead. */
-const MAX_RETRY_AFTER_MS = 10_000;
-/** Statuses a proxy in front of a server answers itself when the server is away. */
-export const GATEWAY_STATUSES = new Set([502, 503, 504]);
+export { DEFAULT_TIMEOUT_MS, maskToken, retryAfterSeconds } from '../http.js';
 
 export interface HttpOptions {
   /** The server, e.g. `http://localhost:9090`. */
@@ -39,49 +36,13 @@ export interface HttpRequest {
 
 export type Http = <T>(request: HttpRequest) => Promise<T>;
 
-/** `eyJhbGciOi…(312 chars)`: enough to tell tokens apart, not enough to use one. */
-export function maskToken(token: string): string {
-  return `${token.slice(0, 6)}…(${token.length} chars)`;
-}
-
 export function createHttp(options: HttpOptions): Http {
   const log = options.log;
   const timeout = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  const baseDelay = options.retryDelayMs ?? 300;
-  const client = ky.create({
-    prefixUrl: options.baseUrl,
-    // Node's own fetch would cost each run more than the rest of it (node-fetch.ts).
-    fetch: nodeFetch,
-    timeout,
-    throwHttpErrors: true,
-    hooks: {
-      beforeRequest: [
-        (request) => {
-          if (!log) return;
-          const auth = request.headers.get('authorization');
-          log(`> ${request.method} ${request.url}${auth ? ` (Authorization: Bearer ${maskToken(auth.replace(/^Bearer /i, ''))})` : ''}`);
-        },
-      ],
-      beforeRetry: [
-        ({ request, error, retryCount }) => {
-          log?.(`retrying ${request.method} ${request.url} (attempt ${retryCount + 1}) after: ${describe(error)}`);
-        },
-      ],
-    },
-  });
+  const client = createClient({ baseUrl: options.baseUrl, timeoutMs: timeout, log });
 
   return async <T>(request: HttpRequest): Promise<T> => {
-    const retry: Options['retry'] = request.idempotent
-      ? {
-          limit: options.retries ?? 2,
-          methods: ['get', 'post', 'put', 'delete'],
-          statusCodes: [429, 502, 503, 504],
-          afterStatusCodes: [429, 503],
-          maxRetryAfter: MAX_RETRY_AFTER_MS,
-          delay: (attempt) => baseDelay * 2 ** (attempt - 1),
-          shouldRetry: ({ error }) => (tooLongToWait(error) || tlsProblem(networkCode(error)) !== undefined ? false : undefined),
-        }
-      : 0;
+    const retry = retryFor(request.idempotent ?? false, { retries: options.retries, retryDelayMs: options.retryDelayMs });
     const searchParams = Object.fromEntries(
       Object.entries(request.searchParams ?? {}).filter((entry): entry is [string, string | number] => entry[1] !== undefined),
     );
@@ -123,81 +84,25 @@ function requestId(response: Response): string {
   return id ? ` (request id ${id})` : '';
 }
 
-function tooLongToWait(error: Error): boolean {
-  if (!(error instanceof HTTPError)) return false;
-  const seconds = retryAfterSeconds(error.response);
-  return seconds !== undefined && seconds * 1000 > MAX_RETRY_AFTER_MS;
-}
-
-/** A Retry-After in seconds, given as seconds or as an HTTP date (RFC 9110, 10.2.3); undefined without one. */
-export function retryAfterSeconds(response: Response): number | undefined {
-  const header = response.headers.get('retry-after')?.trim();
-  if (!header) return undefined;
-  if (/^\d+$/.test(header)) return Number(header);
-  const at = Date.parse(header);
-  return Number.isNaN(at) ? undefined : Math.max(0, Math.ceil((at - Date.now()) / 1000));
-}
-
-function describe(error: unknown): string {
-  if (error instanceof HTTPError) return `${error.response.status} ${error.response.statusText}`.trim();
-  const code = networkCode(error);
-  return code ?? (error instanceof Error ? error.message : String(error));
-}
-
-function networkCode(error: unknown): string | undefined {
-  const cause = (error as { cause?: { code?: unknown; errors?: { code?: unknown }[] } } | undefined)?.cause;
-  if (typeof cause?.code === 'string') return cause.code;
-  // Node reports a refused connection to both IPv4 and IPv6 localhost as an AggregateError.
-  const inner = cause?.errors?.find((e) => typeof e.code === 'string');
-  return typeof inner?.code === 'string' ? inner.code : undefined;
-}
-
-const NETWORK_REASONS: Record<string, string> = {
-  ECONNREFUSED: 'connection refused',
-  ENOTFOUND: 'host not found',
-  EAI_AGAIN: 'host name lookup failed',
-  ECONNRESET: 'connection reset',
-  EHOSTUNREACH: 'host unreachable',
-  ENETUNREACH: 'network unreachable',
-  ETIMEDOUT: 'connection timed out',
-  UND_ERR_SOCKET: 'connection closed',
-};
-
-/** What a TLS failure means and what to do, or undefined for other codes. A retry changes none of them. */
-function tlsProblem(code: string | undefined): string | undefined {
-  if (code === undefined) return undefined;
-  if (code === 'EPROTO' || code === 'ERR_SSL_WRONG_VERSION_NUMBER') return 'no TLS on the other side: does the server speak http rather than https?';
-  if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') return "the server's certificate is for another host name: check --url or REPOADMIN_URL";
-  if (code === 'CERT_HAS_EXPIRED') return "the server's certificate has expired";
-  if (/^(DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT(_LOCALLY)?)$/.test(code)) {
-    return "the server's certificate is not signed by an authority this machine trusts: add yours with NODE_EXTRA_CA_CERTS=/path/to/ca.pem";
-  }
-  return undefined;
-}
-
 function wrongServer(answer: string, baseUrl: string): AppError {
   return new AppError('unreachable', `${baseUrl} answered ${answer}: is this a repoadmin server? Check --url or REPOADMIN_URL (the server's address, e.g. http://localhost:9090)`);
+}
+
+/** How failures to reach the registry read. */
+function registry(baseUrl: string): Peer {
+  return {
+    name: baseUrl,
+    addressHint: 'Check --url or REPOADMIN_URL',
+    refusedHint: 'Is the server running? Start one with: repoadmin server',
+    timeoutHint: 'Is the server overloaded? Set REPOADMIN_TIMEOUT (seconds) to wait longer',
+  };
 }
 
 /** Any failure of a call as the AppError that main() turns into an exit code. */
 export async function toAppError(error: unknown, baseUrl: string, timeoutMs: number): Promise<AppError> {
   if (error instanceof AppError) return error;
   if (error instanceof HTTPError) return fromResponse(error.response);
-  if (error instanceof TimeoutError) {
-    return new AppError('unreachable', `no answer from ${baseUrl} within ${timeoutMs / 1000} s. Is the server overloaded? Set REPOADMIN_TIMEOUT (seconds) to wait longer`);
-  }
-  const code = networkCode(error);
-  if (code === 'ECONNREFUSED') {
-    return new AppError('unreachable', `cannot reach ${baseUrl} (connection refused). Is the server running? Start one with: repoadmin server`);
-  }
-  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
-    return new AppError('unreachable', `cannot reach ${baseUrl} (${NETWORK_REASONS[code]}). Check --url or REPOADMIN_URL`);
-  }
-  const tls = tlsProblem(code);
-  if (tls) return new AppError('unreachable', `cannot reach ${baseUrl} (${code}): ${tls}`, { cause: error });
-  if (code) return new AppError('unreachable', `cannot reach ${baseUrl} (${NETWORK_REASONS[code] ?? code})`, { cause: error });
-  const message = error instanceof Error ? error.message : String(error);
-  return new AppError('unreachable', `cannot reach ${baseUrl} (${message})`, { cause: error });
+  return networkFailure(error, registry(baseUrl), timeoutMs);
 }
 
 /** The server's error body (docs/api.md, "Errors") as an AppError; a body we cannot read falls back on the status. */

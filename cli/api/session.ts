@@ -2,9 +2,28 @@
 // then the config file; a stored token only ever goes to the server that issued it.
 import { AppError } from '../../common/errors.js';
 import type { TokenRequest, TokenResponse } from '../../common/schemas/auth.js';
+import type { Role } from '../../common/schemas/users.js';
+import type { ConfigStore } from '../config/store.js';
 import { normalizeUrl } from '../config/url.js';
-import type { ApiContext } from './client.js';
 import { maskToken } from './http.js';
+
+/** The global options that choose the server and the token: --url and --token. */
+export interface ServerOptions {
+  /** --url: the server (else REPOADMIN_URL, else the current login's). */
+  url?: string;
+  /** --token (else REPOADMIN_TOKEN). */
+  token?: string;
+}
+
+/** What choosing the server and the token reads. */
+export interface SessionContext {
+  settings: ServerOptions;
+  env: NodeJS.ProcessEnv;
+  now: () => Date;
+  config: ConfigStore;
+  /** Where --verbose lines go. */
+  log?: (line: string) => void;
+}
 
 export type TokenSource = 'flag' | 'env' | 'login' | 'config';
 
@@ -15,14 +34,15 @@ export interface Credentials {
   userId?: string;
   /** ISO 8601, when known. */
   expiresAt?: string;
-  /** Known when the token came from a login on the fly. */
+  /** The user's project (null: an administrator, who has none); known from a login, on the fly or stored. */
   projectName?: string | null;
+  role?: Role;
   mustChangePassword?: boolean;
 }
 
 const NOT_LOGGED_IN_HINT = 'run repoadmin login, or set REPOADMIN_TOKEN (or REPOADMIN_USERNAME and REPOADMIN_PASSWORD)';
 
-export async function resolveUrl(context: Pick<ApiContext, 'settings' | 'env' | 'config' | 'log'>): Promise<string> {
+export async function resolveUrl(context: Pick<SessionContext, 'settings' | 'env' | 'config' | 'log'>): Promise<string> {
   if (context.settings.url) return normalizeUrl(context.settings.url, '--url', context.log);
   if (context.env.REPOADMIN_URL) return normalizeUrl(context.env.REPOADMIN_URL, 'REPOADMIN_URL', context.log);
   const current = await context.config.current();
@@ -63,7 +83,7 @@ function envCredentials(env: NodeJS.ProcessEnv): TokenRequest | undefined {
 }
 
 /** A token that needs no network call: flag, environment, or a stored one that has not expired. */
-export async function storedToken(context: Pick<ApiContext, 'settings' | 'env' | 'config' | 'now'>, server: string): Promise<string | undefined> {
+export async function storedToken(context: Pick<SessionContext, 'settings' | 'env' | 'config' | 'now'>, server: string): Promise<string | undefined> {
   if (context.settings.token) return context.settings.token;
   if (context.env.REPOADMIN_TOKEN) return context.env.REPOADMIN_TOKEN;
   if (envCredentials(context.env)) return undefined;
@@ -72,7 +92,7 @@ export async function storedToken(context: Pick<ApiContext, 'settings' | 'env' |
 }
 
 export async function resolveCredentials(
-  context: ApiContext,
+  context: SessionContext,
   server: string,
   login: (body: TokenRequest) => Promise<TokenResponse>,
 ): Promise<Credentials> {
@@ -104,6 +124,7 @@ export async function resolveCredentials(
       userId: answer.userId,
       expiresAt: answer.expiresAt,
       projectName: answer.projectName,
+      role: answer.role,
       mustChangePassword: answer.mustChangePassword,
     };
   }
@@ -113,7 +134,15 @@ export async function resolveCredentials(
     throw new AppError('unauthorized', 'your session expired: run repoadmin login');
   }
   log(`using the stored login of ${stored.username} at ${server} (${maskToken(stored.token)})`);
-  return { token: stored.token, source: 'config', username: stored.username, userId: stored.userId, expiresAt: stored.expiresAt ?? undefined };
+  return {
+    token: stored.token,
+    source: 'config',
+    username: stored.username,
+    userId: stored.userId,
+    expiresAt: stored.expiresAt ?? undefined,
+    projectName: stored.projectName,
+    role: stored.role,
+  };
 }
 
 /** A 401 says what to do next, which depends on where the token came from. */

@@ -41,6 +41,22 @@ describe('config store', () => {
     expect(JSON.parse(await readFile(join(dir, 'config.json'), 'utf8'))).toEqual({ servers: { 'http://a:1': login('http://a:1', 'alice') } });
   });
 
+  it('completes a stored login with its project and role, leaving the current server, and not a login replaced meanwhile', async () => {
+    const dir = join(await mkdtemp(join(tmpdir(), 'config-')), 'repoadmin');
+    const store = fileConfig({ REPOADMIN_CONFIG_DIR: dir });
+    await store.save(login('http://a:1', 'alice'));
+    await store.save(login('http://b:2', 'bob'));
+    await store.complete('http://a:1', 'token-alice', { projectName: 'shop', role: 'ROLE_USER' });
+    const again = fileConfig({ REPOADMIN_CONFIG_DIR: dir });
+    expect(await again.get('http://a:1')).toEqual({ ...login('http://a:1', 'alice'), projectName: 'shop', role: 'ROLE_USER' });
+    expect((await again.current())?.url).toBe('http://b:2');
+    // Another login to b since the token was read: what was learnt about the old token is not its.
+    await store.complete('http://b:2', 'token-of-before', { projectName: 'other', role: 'ROLE_USER' });
+    await store.complete('http://c:3', 'token-carol', { projectName: 'other', role: 'ROLE_USER' });
+    expect(await again.get('http://b:2')).toEqual(login('http://b:2', 'bob'));
+    expect(await again.get('http://c:3')).toBeUndefined();
+  });
+
   it('reads nothing, and makes no folder, where the folder cannot be made (a pipeline with no writable HOME)', async () => {
     const blocker = join(await mkdtemp(join(tmpdir(), 'config-')), 'a-file');
     await writeFile(blocker, '');

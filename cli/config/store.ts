@@ -4,6 +4,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import Conf from 'conf';
 import { AppError } from '../../common/errors.js';
+import type { Role } from '../../common/schemas/users.js';
 
 /** What `login` keeps for one server. */
 export interface StoredLogin {
@@ -13,7 +14,14 @@ export interface StoredLogin {
   token: string;
   /** ISO 8601; null for a project token stored with `login --with-token` (its expiry is the server's to check). */
   expiresAt: string | null;
+  /** The user's project, null for an administrator; absent in a login stored before it was kept. */
+  projectName?: string | null;
+  /** Absent in a login stored before it was kept. */
+  role?: Role;
 }
+
+/** What is learnt about a stored login after it was stored. */
+export type LoginDetails = Pick<StoredLogin, 'projectName' | 'role'>;
 
 export interface ConfigData {
   /** The server of the last login. */
@@ -30,6 +38,11 @@ export interface ConfigStore {
   get(url: string): Promise<StoredLogin | undefined>;
   /** Stores a login and makes its server the current one. */
   save(login: StoredLogin): Promise<void>;
+  /**
+   * Adds to the login stored for a server what was learnt since, leaving the current server as it
+   * is; nothing when that login was replaced (another token) or removed meanwhile.
+   */
+  complete(url: string, token: string, details: LoginDetails): Promise<void>;
   /** Forgets the login of a server; returns what was stored. */
   remove(url: string): Promise<StoredLogin | undefined>;
 }
@@ -63,6 +76,13 @@ export function configStore(backend: Backend): ConfigStore {
       exclusive(() => {
         const data = backend.read();
         backend.write({ current: login.url, servers: { ...data.servers, [login.url]: login } });
+      }),
+    complete: (url, token, details) =>
+      exclusive(() => {
+        const data = backend.read();
+        const login = data.servers[url];
+        if (login?.token !== token) return;
+        backend.write({ ...data, servers: { ...data.servers, [url]: { ...login, ...details } } });
       }),
     remove: async (url) => {
       // Nothing stored: nothing to change, and nothing to lock where the folder cannot be made.

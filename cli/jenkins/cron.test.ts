@@ -55,5 +55,16 @@ describe('cronProblem', () => {
     // Java compares zone ids exactly (CronTabList.getValidTimezone); Intl would take any case.
     ['TZ=europe/berlin\nH 2 * * *', 'unknown time zone "europe/berlin": Jenkins wants "Europe/Berlin"'],
     ['TZ=utc\nH 2 * * *', 'unknown time zone "utc": Jenkins wants "UTC"'],
+    // crontab.g reads ASCII only: a no-break space looks like a space and fails the spec.
+    ['H\u00a02 * * *', "contains U+00A0 (a no-break space), which Jenkins' cron parser refuses (it then drops the trigger): use plain spaces and ASCII only"],
+    ['H 2 * * *\u00a0', "contains U+00A0 (a no-break space), which Jenkins' cron parser refuses (it then drops the trigger): use plain spaces and ASCII only"],
+    ['H 2 * * *\nH\u20034 * * *', "contains U+2003 (a space other than ASCII), which Jenkins' cron parser refuses (it then drops the trigger): use plain spaces and ASCII only"],
+    ['H 2 * * \uff15', "contains U+FF15 (not ASCII), which Jenkins' cron parser refuses (it then drops the trigger): use plain spaces and ASCII only"],
   ])('refuses %j: %s', (spec, problem) => expect(cronProblem(spec)).toBe(problem));
+
+  it('takes a comment with any characters, and an empty spec only where one is allowed (SCM polling)', () => {
+    expect(cronProblem('# nightly\u00a0build\nH 2 * * *')).toBeUndefined();
+    expect(cronProblem('', { empty: true })).toBeUndefined();
+    expect(cronProblem('', { empty: false })).toBe('empty cron spec');
+  });
 });

@@ -24,9 +24,38 @@ const ALIASES = new Set(['@yearly', '@annually', '@monthly', '@weekly', '@daily'
 // One list term: `*`, `H`, `H(a-b)`, `a` or `a-b`, each with an optional `/step`.
 const TERM = /^(?:(\*)|(H)(?:\((\d+)-(\d+)\))?|(\d+)(?:-(\d+))?)(?:\/(\d+))?$/;
 
-/** The problem with a cron spec, or undefined when Jenkins would accept it. */
-export function cronProblem(spec: string): string | undefined {
-  const lines = spec.split(/\r?\n/).map((line) => line.trim());
+/** Names of the spaces that look like one and that Jenkins' cron lexer does not take for one. */
+const SPACE_NAMES: Record<number, string> = {
+  0xa0: 'a no-break space',
+  0x1680: 'an Ogham space mark',
+  0x2007: 'a figure space',
+  0x202f: 'a narrow no-break space',
+  0x205f: 'a medium mathematical space',
+  0x3000: 'an ideographic space',
+  0xfeff: 'a zero-width no-break space',
+};
+
+/**
+ * The problem with a cron spec, or undefined when Jenkins would accept it. `empty` says whether
+ * a spec with no schedule is fine: for SCM polling it is (Jenkins then polls only when a
+ * post-commit hook asks), for a timer it never fires.
+ */
+export function cronProblem(spec: string, options: { empty?: boolean } = {}): string | undefined {
+  // CronTabList.create splits on line ends and trims each line as Java's String.trim does (only
+  // characters up to U+0020); its lexer (crontab.g) reads only ASCII: a no-break space or any
+  // other non-ASCII character fails the whole spec, and Jenkins then drops the trigger.
+  for (const raw of spec.split(/\r?\n/)) {
+    const line = javaTrim(raw);
+    if (line.startsWith('#')) continue;
+    const bad = /[^\x20-\x7e\t]/u.exec(line)?.[0];
+    if (bad !== undefined) {
+      const code = bad.codePointAt(0)!;
+      const hex = code.toString(16).toUpperCase().padStart(4, '0');
+      const name = SPACE_NAMES[code] ?? (/\s/u.test(bad) ? 'a space other than ASCII' : 'not ASCII');
+      return `contains U+${hex} (${name}), which Jenkins' cron parser refuses (it then drops the trigger): use plain spaces and ASCII only`;
+    }
+  }
+  const lines = spec.split(/\r?\n/).map(javaTrim);
   const severalLines = lines.filter((line) => line !== '' && !line.startsWith('#')).length > 1;
   // CronTabList.create: a time zone only on the very first line, and one Java knows.
   if (lines[0]?.startsWith('TZ=')) {
@@ -35,7 +64,7 @@ export function cronProblem(spec: string): string | undefined {
     if (problem) return problem;
   }
   const schedules = lines.filter((line) => line !== '' && !line.startsWith('#'));
-  if (schedules.length === 0) return 'empty cron spec';
+  if (schedules.length === 0) return options.empty ? undefined : 'empty cron spec';
   for (const line of schedules) {
     const problem = lineProblem(line);
     if (problem) return severalLines ? `${problem} (in "${line}")` : problem;
@@ -98,4 +127,9 @@ function termProblem(term: string, field: Field): string | undefined {
   }
   if (star === undefined && hash === undefined && from === undefined) return `cannot read "${term}"`;
   return undefined;
+}
+
+/** java.lang.String.trim: strips characters up to U+0020 at both ends, and nothing else. */
+function javaTrim(text: string): string {
+  return text.replace(/^[\u0000-\u0020]+|[\u0000-\u0020]+$/g, '');
 }

@@ -10,12 +10,16 @@ export interface ItemResult {
   item: PlanItem;
   ok: boolean;
   error?: string;
+  /** A delete (or replace) Jenkins took long over: how long, in ms. */
+  waitedMs?: number;
 }
 
 export interface ExecuteOptions {
   concurrency: number;
   /** Called after each change is done (or has failed). */
   onProgress?: (done: number, total: number, result: ItemResult) => void;
+  /** Called once when Jenkins is slow to answer a delete (it stops running builds first). */
+  onWaiting?: (item: PlanItem) => void;
 }
 
 export async function executePlan(plan: Plan, client: JenkinsClient, options: ExecuteOptions): Promise<ItemResult[]> {
@@ -33,9 +37,15 @@ export async function executePlan(plan: Plan, client: JenkinsClient, options: Ex
     if (!isChange(item)) return { item, ok: true };
     const blocked = parentFolders(item.name).find((folder) => failedFolders.has(folder));
     if (item.kind !== 'view' && blocked) return report({ item, ok: false, error: `its folder ${blocked} could not be created` });
+    let waitedFrom: number | undefined;
+    const slow = () => {
+      waitedFrom ??= Date.now();
+      options.onWaiting?.(item);
+    };
+    const started = Date.now();
     try {
-      await perform(item, client);
-      return report({ item, ok: true });
+      await perform(item, client, slow);
+      return report({ item, ok: true, ...(waitedFrom !== undefined ? { waitedMs: Date.now() - started } : {}) });
     } catch (error) {
       if (item.kind === 'folder') failedFolders.add(item.name);
       return report({ item, ok: false, error: isAppError(error) ? error.message : String(error) });
@@ -57,7 +67,7 @@ export async function executePlan(plan: Plan, client: JenkinsClient, options: Ex
   return results;
 }
 
-async function perform(item: PlanItem, client: JenkinsClient): Promise<void> {
+async function perform(item: PlanItem, client: JenkinsClient, onSlowDelete: () => void): Promise<void> {
   const xml = item.xml ?? '';
   if (item.kind === 'view') {
     if (item.action === 'create') return client.createView(item.name, xml);
@@ -67,8 +77,8 @@ async function perform(item: PlanItem, client: JenkinsClient): Promise<void> {
   if (item.action === 'create') return client.createItem(item.name, xml);
   if (item.action === 'update') return client.updateJob(item.name, xml);
   if (item.action === 'replace') {
-    await client.deleteJob(item.name);
+    await client.deleteJob(item.name, onSlowDelete);
     return client.createItem(item.name, xml);
   }
-  return client.deleteJob(item.name);
+  return client.deleteJob(item.name, onSlowDelete);
 }

@@ -13,15 +13,31 @@ const cron = z.string().refine((spec) => cronProblem(spec) === undefined, {
   error: (issue) => `invalid cron: ${cronProblem(String(issue.input))}`,
 });
 
-const keepCount = z.number().int().min(1).nullable();
+/**
+ * Jenkins keeps these counts in a Java int: XStream wraps 2^31..2^32-1 to negative numbers and
+ * reads larger ones as 0 while answering 200, and LogRotator then deletes nearly every build.
+ */
+export const MAX_JAVA_INT = 2_147_483_647;
+
+const keepCount = z
+  .number()
+  .int()
+  .min(1)
+  .max(MAX_JAVA_INT, { error: `must be at most ${MAX_JAVA_INT} (Jenkins keeps a 32-bit number and would mangle a larger one); use null for unlimited` })
+  .nullable();
+
+/** SCM polling: an empty spec (no schedule) is polling on post-commit hooks only. */
+const pollSpec = z.string().refine((spec) => cronProblem(spec, { empty: true }) === undefined, {
+  error: (issue) => `invalid cron: ${cronProblem(String(issue.input), { empty: true })}`,
+});
 
 const gitSchema = z.strictObject({
   /** Identifier of the repository for the SCM plugin (multibranch source id). */
   repositoryId: z.string().min(1),
   /** Address of the repository. */
   repositoryUrl: z.string().min(1),
-  /** When to poll for new commits (pipeline) or scan branches (multibranch). */
-  repositoryTrigger: cron.optional(),
+  /** When to poll for new commits (pipeline; empty: only when a post-commit hook asks) or scan branches (multibranch). */
+  repositoryTrigger: pollSpec.optional(),
   /** Credentials for a private repository; overrides GIT_CREDENTIALS_ID. */
   credentialsId: z.string().min(1).optional(),
 });
@@ -64,6 +80,8 @@ const pipelineJobSchema = z.strictObject({
 
 const multiBranchJobSchema = z.strictObject({
   ...commonFields,
+  // A branch scan on an empty schedule would never run: the timer needs a schedule.
+  git: gitSchema.extend({ repositoryTrigger: cron.optional() }),
   cronTrigger: pipelineOnly,
   remoteTriggerUuid: pipelineOnly,
   remoteBranchName: pipelineOnly,
@@ -164,6 +182,7 @@ function checkFile(text: string): { file?: DefinitionFile; errors: FieldError[] 
 }
 
 /** What XML 1.0 cannot hold, not even as a character reference: most C0 controls, U+FFFE/F, lone surrogates. */
+// eslint-disable-next-line no-control-regex -- matches the characters XML cannot hold, on purpose
 const NOT_XML = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]|\p{Cs}/u;
 
 /** Every string of the file ends up in a config.xml: one that XML cannot hold is an error here, not a 500 from Jenkins. */

@@ -3,6 +3,7 @@
 /** Characters Jenkins refuses in an item or view name. */
 const UNSAFE = /[\\/:?*|<>[\]"%;@#$&!^]/;
 /** Java's Character.isISOControl, which Jenkins refuses anywhere in a name. */
+// eslint-disable-next-line no-control-regex -- matches the control characters Jenkins refuses, on purpose
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 export const MAX_NAME_LENGTH = 255;
 /** The deepest a job may sit: the item listing reads this many levels (client.ts), so deeper jobs could not be found again. */

@@ -5,6 +5,7 @@ import type { JenkinsClient, LiveItem, LiveView } from './client.js';
 import type { Definitions, JobSpec } from './model.js';
 import { parentFolders } from './names.js';
 import { compareConfig } from './compare.js';
+import { mergeLive } from './merge.js';
 import { mapLimit } from './pool.js';
 import { isOwnedBy, markerOf, withMarker } from './source.js';
 import { CLASS, folderXml, jobXml, listViewXml } from './xml.js';
@@ -81,7 +82,10 @@ export async function planSync(definitions: Definitions, client: JenkinsClient, 
   const leftOut = new Set(
     jobs.filter((j) => j.action === 'refuse' && !ours(j.name, live.get(itemKey(j.name))?.description ?? null)).map((j) => j.name),
   );
-  const views = await planViews(definitions, liveViews, leftOut, { ...options, ours, client });
+  // Jenkins takes a deleted job out of every list view (ListView.Listener.onDeleted), and a
+  // replace deletes first: a view listing a replaced job must be posted again after it.
+  const replaced = new Set(jobs.filter((j) => j.action === 'replace').map((j) => itemKey(j.name)));
+  const views = await planViews(definitions, liveViews, leftOut, { ...options, ours, client, replaced });
 
   const wanted = new Set(definitions.jobs.map((job) => itemKey(job.name)));
   const ownedJobs = liveItems.filter((item) => item.className !== CLASS.listView && ours(item.fullName, item.description));
@@ -127,13 +131,18 @@ async function planJob(job: JobSpec, item: LiveItem | undefined, context: JobCon
     }
     return { ...base, action: 'replace', reason: `replaces a ${shortClass(item.className)}; its build history is lost` };
   }
-  const comparison = compareConfig(`job ${job.name}`, await context.client.getJobConfig(job.name), xml);
-  return comparison.equal ? { ...base, action: 'unchanged' } : { ...base, action: 'update', diff: comparison.diff };
+  const live = await context.client.getJobConfig(job.name);
+  // What the Jenkinsfile keeps on the job (parameters, tracked properties, actions) is sent back.
+  const merged = mergeLive(live, xml);
+  const comparison = compareConfig(`job ${job.name}`, live, merged);
+  return comparison.equal ? { ...base, xml: merged, action: 'unchanged' } : { ...base, xml: merged, action: 'update', diff: comparison.diff };
 }
 
 interface ViewContext extends PlanOptions {
   ours: (name: string, description: string | null) => boolean;
   client: JenkinsClient;
+  /** Jobs the plan deletes and creates again (item keys). */
+  replaced: Set<string>;
 }
 
 async function planViews(
@@ -157,7 +166,10 @@ async function planViews(
       return { kind: 'view', name, action: 'refuse', xml, reason: `it is a ${shortClass(view.className)}, not a list view` };
     }
     const comparison = compareConfig(`view ${name}`, await context.client.getViewConfig(name), xml);
-    return comparison.equal ? { kind: 'view', name, action: 'unchanged', xml } : { kind: 'view', name, action: 'update', xml, diff: comparison.diff };
+    if (!comparison.equal) return { kind: 'view', name, action: 'update', xml, diff: comparison.diff };
+    const lost = jobs.filter((job) => context.replaced.has(itemKey(job)));
+    if (lost.length === 0) return { kind: 'view', name, action: 'unchanged', xml };
+    return { kind: 'view', name, action: 'update', xml, reason: `posted again: Jenkins drops ${lost.join(', ')} from it when replacing` };
   });
   // Our views that no job of the file names any more are empty: they go (views we never made
   // stay). One whose jobs were all refused is left as it is.

@@ -1,6 +1,5 @@
 // How a plan and its results read: one line per item with the unified diff of each update (kept
 // on the plan item), coloured on a terminal, a table of results, and the same as data for --json.
-import { AppError } from '../../common/errors.js';
 import type { Line, Report, Tone } from '../output/index.js';
 import type { ItemResult } from './execute.js';
 import { isChange, type Action, type Plan, type PlanItem } from './plan.js';
@@ -71,20 +70,13 @@ export function planData(plan: Plan): PlanData {
   };
 }
 
-/** A plan as `jobs diff` shows it; its outcome is exit 1 if items are refused, 6 if changes are pending. */
-export function planReport(plan: Plan): Report {
+/** A plan as `jobs diff` shows it (the command decides its exit code). */
+export function planReport(plan: Plan): Report & { json: PlanData } {
   const data = planData(plan);
-  const refused = data.counts.refuse;
-  const failure = refused > 0
-    ? new AppError('failed', `${refused} item${refused === 1 ? '' : 's'} would be refused (see "! refused" above)`)
-    : data.changes
-      ? new AppError('changes_pending', '')
-      : undefined;
   return {
     json: data,
     lines: planLines(plan),
     warnings: data.emptyGuard ? [`warning: apply would refuse: ${data.emptyGuard}`] : [],
-    ...(failure ? { failure } : {}),
   };
 }
 
@@ -105,7 +97,8 @@ const DONE: Record<Action, string> = {
 
 export function resultLine(result: ItemResult): string {
   const { item } = result;
-  return result.ok ? `${DONE[item.action]} ${item.kind} ${item.name}` : `failed ${item.kind} ${item.name}: ${result.error}`;
+  const waited = result.waitedMs === undefined ? '' : ` (Jenkins took ${Math.round(result.waitedMs / 1000)} s to delete it)`;
+  return result.ok ? `${DONE[item.action]} ${item.kind} ${item.name}${waited}` : `failed ${item.kind} ${item.name}: ${result.error}`;
 }
 
 /** `3 created, 1 updated, 5 unchanged, 1 deleted, 1 failed`. */
@@ -119,12 +112,11 @@ export function summaryLine(results: ItemResult[]): string {
   return [...parts, `${failed} failed`].join(', ');
 }
 
-/** What `jobs apply` did: a table on a terminal, a line per item when piped, then a summary; exit 1 if any item failed. */
+/** What `jobs apply` did: a table on a terminal, a line per item when piped, then a summary (the command decides its exit code). */
 export function applyReport(plan: Plan, results: ItemResult[]): Report {
   const failed = results.filter((r) => !r.ok);
   const shown = results.filter((r) => r.item.action !== 'unchanged');
   const outcome = results.map((r) => ({ kind: r.item.kind, name: r.item.name, action: r.item.action, ok: r.ok, ...(r.error ? { error: r.error } : {}) }));
-  const what = failed.map((r) => `${r.item.kind} ${r.item.name}`).join(', ');
   return {
     json: { sourceId: plan.sourceId, counts: countActions(plan.items), results: outcome, failed: failed.length },
     table: {
@@ -133,6 +125,5 @@ export function applyReport(plan: Plan, results: ItemResult[]): Report {
     },
     plain: shown.map(resultLine),
     lines: [{ text: `summary: ${summaryLine(results)}`, tone: failed.length > 0 ? 'failed' : 'strong' }],
-    ...(failed.length > 0 ? { failure: new AppError('failed', `${failed.length} of ${results.length} items failed: ${what}`) } : {}),
   };
 }

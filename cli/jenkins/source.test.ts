@@ -40,9 +40,9 @@ describe('source ids', () => {
   });
 
   it('writes and reads the ownership marker at the end of a description', () => {
-    expect(withMarker('', 's', 'job')).toBe('<!-- managed by repoadmin; source: s; item: job -->');
+    expect(withMarker('', 's', 'job')).toBe('Managed by repoadmin from s (item job): edits made in Jenkins are overwritten by the next apply.');
     const description = withMarker('Nightly\nbuild', 'a.json@host/x', 'team/nightly build');
-    expect(description).toBe('Nightly\nbuild\n<!-- managed by repoadmin; source: a.json@host/x; item: team/nightly build -->');
+    expect(description).toBe('Nightly\nbuild\nManaged by repoadmin from a.json@host/x (item team/nightly build): edits made in Jenkins are overwritten by the next apply.');
     expect(markerSource(description)).toBe('a.json@host/x');
     expect(markerOf(description)).toEqual({ sourceId: 'a.json@host/x', item: 'team/nightly build', tokenFingerprint: undefined });
     expect(markerSource(`${description}\n`)).toBe('a.json@host/x');
@@ -72,12 +72,20 @@ describe('source ids', () => {
   it('records a fingerprint of the trigger token in the marker, never the token', () => {
     const token = '3f2504e0-4f89-41d3-9a0c-0305e82c3301';
     const description = withMarker('Deploys', 'a.json@host/x', 'deploy', token);
-    expect(description).toBe(`Deploys\n<!-- managed by repoadmin; source: a.json@host/x; item: deploy; trigger token sha256: ${tokenFingerprint(token)} -->`);
+    expect(description).toBe(`Deploys\nManaged by repoadmin from a.json@host/x (item deploy; trigger token sha256 ${tokenFingerprint(token)}): edits made in Jenkins are overwritten by the next apply.`);
     expect(description).not.toContain('3f2504e0');
     expect(tokenFingerprint(token)).toMatch(/^[0-9a-f]{16}$/);
     expect(tokenFingerprint(token)).not.toBe(tokenFingerprint('9b2c1d7e-5a4f-4e3b-8c2d-1f0e9d8c7b6a'));
     expect(markerOf(description)).toEqual({ sourceId: 'a.json@host/x', item: 'deploy', tokenFingerprint: tokenFingerprint(token) });
     expect(markerOf('<!-- managed by repoadmin; source: s; trigger token sha256: 0123456789abcdef -->')).toEqual({ sourceId: 's', item: undefined, tokenFingerprint: '0123456789abcdef' });
     expect(markerOf(withMarker('', 's', 'job'))).toEqual({ sourceId: 's', item: 'job', tokenFingerprint: undefined });
+  });
+
+  it('reads the sentence marker as it reads the comment markers written before it; the last one counts', () => {
+    const sentence = withMarker('Builds (nightly)', 'a.json@host/x', 'team/app (v2)', '3f2504e0-4f89-41d3-9a0c-0305e82c3301');
+    expect(markerOf(sentence)).toEqual({ sourceId: 'a.json@host/x', item: 'team/app (v2)', tokenFingerprint: tokenFingerprint('3f2504e0-4f89-41d3-9a0c-0305e82c3301') });
+    expect(markerOf(`${withMarker('', 'old.json@host/old', 'job')}\n${withMarker('', 's', 'job')}`)?.sourceId).toBe('s');
+    expect(markerOf('<!-- managed by repoadmin; source: s; item: job -->')).toEqual({ sourceId: 's', item: 'job', tokenFingerprint: undefined });
+    expect(markerOf(`${withMarker('', 's', 'job')} and then more`)).toBeUndefined();
   });
 });

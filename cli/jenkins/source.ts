@@ -7,9 +7,14 @@ import { promisify } from 'node:util';
 
 const run = promisify(execFile);
 
-// The last marker: the source id holds no `-->`, so one quoted earlier in the description is skipped.
-// The item's own full name follows (Jenkins names hold no `;`); markers written before it have none.
-const MARKER = /\n?<!-- managed by repoadmin; source: ((?:(?!-->).)+?)(?:; item: ([^;]+?))?(?:; trigger token sha256: ([0-9a-f]{16}))? -->\s*$/;
+// The marker is a sentence at the very end of the description, readable on the job's page under
+// any markup formatter (Jenkins' default one shows text as it is). Only the last one counts, so
+// one quoted earlier in the description is skipped. The item's own full name follows the source
+// (Jenkins names hold no `;`).
+const SENTENCE_TAIL = ': edits made in Jenkins are overwritten by the next apply.';
+const MARKER = /\n?Managed by repoadmin from ([^\n]+?) \(item ([^;\n]+?)(?:; trigger token sha256 ([0-9a-f]{16}))?\): edits made in Jenkins are overwritten by the next apply\.\s*$/;
+// Markers written before the sentence: an HTML comment, the item's name in the later ones only.
+const COMMENT_MARKER = /\n?<!-- managed by repoadmin; source: ((?:(?!-->).)+?)(?:; item: ([^;]+?))?(?:; trigger token sha256: ([0-9a-f]{16}))? -->\s*$/;
 
 /**
  * What we write about a trigger token, since current Jenkins never gives it back in clear: from
@@ -27,8 +32,8 @@ export function tokenFingerprint(token: string): string {
  * marker of the item it was copied from, and so is not taken for ours.
  */
 export function withMarker(description: string, sourceId: string, item: string, triggerToken?: string): string {
-  const token = triggerToken === undefined ? '' : `; trigger token sha256: ${tokenFingerprint(triggerToken)}`;
-  const marker = `<!-- managed by repoadmin; source: ${sourceId}; item: ${item}${token} -->`;
+  const token = triggerToken === undefined ? '' : `; trigger token sha256 ${tokenFingerprint(triggerToken)}`;
+  const marker = `Managed by repoadmin from ${sourceId} (item ${item}${token})${SENTENCE_TAIL}`;
   return description === '' ? marker : `${description}\n${marker}`;
 }
 
@@ -42,7 +47,7 @@ export interface Marker {
 
 /** The marker of a live description, or undefined when no repoadmin marker is there. */
 export function markerOf(description: string | null | undefined): Marker | undefined {
-  const match = description ? MARKER.exec(description) : null;
+  const match = description ? MARKER.exec(description) ?? COMMENT_MARKER.exec(description) : null;
   return match ? { sourceId: match[1]!, item: match[2], tokenFingerprint: match[3] } : undefined;
 }
 

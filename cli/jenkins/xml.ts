@@ -52,10 +52,11 @@ function pipelineXml(job: JobSpec, description: string): string {
   leaf(root, 'keepDependencies', false);
   const properties = root.ele('properties');
   if (job.logRotator) buildDiscarder(properties, job.logRotator);
-  if (job.cronTrigger || job.git.trigger) {
+  if (job.cronTrigger !== undefined || job.git.trigger !== undefined) {
     const triggers = properties.ele('org.jenkinsci.plugins.workflow.job.properties.PipelineTriggersJobProperty').ele('triggers');
-    if (job.cronTrigger) leaf(triggers.ele('hudson.triggers.TimerTrigger'), 'spec', job.cronTrigger);
-    if (job.git.trigger) {
+    if (job.cronTrigger !== undefined) leaf(triggers.ele('hudson.triggers.TimerTrigger'), 'spec', job.cronTrigger);
+    // An empty spec is polling on post-commit hooks only (SCMTrigger), which Jenkins accepts.
+    if (job.git.trigger !== undefined) {
       const scmTrigger = triggers.ele('hudson.triggers.SCMTrigger');
       leaf(scmTrigger, 'spec', job.git.trigger);
       leaf(scmTrigger, 'ignorePostCommitHooks', false);

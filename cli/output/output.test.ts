@@ -18,6 +18,7 @@ describe('output', () => {
     await printReport({ json: {}, table }, deps);
     const out = deps.io.stdoutText();
     expect(out).toContain(`${ESC}1m`);
+    // eslint-disable-next-line no-control-regex -- strips terminal escape sequences, on purpose
     expect(out.replaceAll(/\u001b\[[0-9;]*m/g, '').split('\n')[0]).toMatch(/^NAME\s+ROLE$/);
   });
 
@@ -34,7 +35,9 @@ describe('output', () => {
     const line = { text: 'v\u001b[31m1', tone: 'strong' as const };
     for (const deps of [fakeDeps({ tty: true, settings: { color: false } }), fakeDeps({ tty: true }), fakeDeps()]) {
       await printReport({ json: hostile.rows, table: hostile, lines: [line, 'a\rb'], notes: ['n\u001bo'], warnings: ['w\u0000'] }, deps);
+      // eslint-disable-next-line no-control-regex -- strips terminal escape sequences, on purpose
       const shown = `${deps.io.stdoutText()}${deps.io.stderrText()}`.replaceAll(/\u001b\[(1|22|31|39|36|1;36)?m/g, '');
+      // eslint-disable-next-line no-control-regex -- looks for control characters, on purpose
       expect(shown).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
       expect(shown).toContain('ma\ufffd[2Jin');
       expect(shown).toContain('x\ufffd]0;pwned\ufffdy\ufffd31m');

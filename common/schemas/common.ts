@@ -23,6 +23,7 @@ export function offsetDateTime(message: string) {
 }
 
 /** PostgreSQL text cannot hold the NUL character: strings that are stored or searched must not have one. */
+// eslint-disable-next-line no-control-regex -- refuses the NUL character, on purpose
 export const NO_NUL = /^[^\u0000]*$/;
 export const NO_NUL_MESSAGE = 'must not contain NUL characters';
 

@@ -18,6 +18,13 @@ export const FILTER_MAX = 512;
 /** An http(s), ssh or git address, or an scp-style one such as `git@host:org/repo.git`. */
 const REPOSITORY_URL = /^(?:(?:https?|ssh|git\+ssh|git):\/\/[^\s/?#]+[^\s]*|(?:[A-Za-z0-9._~-]+@)?[A-Za-z0-9.-]+:(?!\/\/)[^\s]+)$/;
 
+/** Control characters (C0, DEL, C1; NUL has its own message): a coordinate with one cannot be typed, shown or matched as written. */
+const CONTROL = /[\u0001-\u001f\u007f-\u009f]/;
+
+/** A coordinate (project, branch, group, artifact, version, type): text without control characters. */
+const coordinate = (max: number) =>
+  text(max).refine((s) => !CONTROL.test(s), 'must not contain control characters (tab, line break, escape and the like)');
+
 const absentWhenEmpty = (v: unknown) => (v === '' || v === null ? undefined : v);
 
 export const RepositoryUrl = z
@@ -49,26 +56,26 @@ export const CreationDate = z.union([CreationDateText, CreationDateMillis], {
 });
 
 export const Artifact = z.object({
-  groupId: text(COORDINATE_MAX),
-  artifactId: text(COORDINATE_MAX),
-  version: text(COORDINATE_MAX),
+  groupId: coordinate(COORDINATE_MAX),
+  artifactId: coordinate(COORDINATE_MAX),
+  version: coordinate(COORDINATE_MAX),
 });
 export type Artifact = z.infer<typeof Artifact>;
 
 export const VersionRecord = z
   .object({
-    projectName: text(PROJECT_NAME_MAX),
-    branch: text(BRANCH_MAX),
+    projectName: coordinate(PROJECT_NAME_MAX),
+    branch: coordinate(BRANCH_MAX),
     artifact: Artifact,
     /** Address of the source repository. */
     repositoryUrl: z.preprocess(absentWhenEmpty, RepositoryUrl.optional()),
     /** Defaults to now. */
     creationDate: z.preprocess(absentWhenEmpty, CreationDate.optional()),
     /** Kind of artifact; defaults to LIBRARY. */
-    type: z.preprocess(absentWhenEmpty, text(TYPE_MAX).optional()),
+    type: z.preprocess(absentWhenEmpty, coordinate(TYPE_MAX).optional()),
     /** Makes this record the only latest one of its project, group, artifact and branch. */
     latestVersion: z.preprocess(absentWhenEmpty, LooseBoolean.optional()),
-    /** Markdown. */
+    /** Markdown: line breaks and tabs are its own. */
     description: z.preprocess(
       absentWhenEmpty,
       z
@@ -181,16 +188,23 @@ export const SearchQuery = z
   .meta({ id: 'SearchQuery' });
 export type SearchQuery = z.infer<typeof SearchQuery>;
 
-/** The page and order a query string asks for, both spellings made one. */
-export function paging(query: SearchQuery) {
+/** The page and order a search asks for: 1-based, both spellings of the query string made one. */
+export interface PageRequest {
+  page: number;
+  size: number;
+  sortField?: SortField;
+  sortDirection: 'ASC' | 'DESC';
+}
+
+/** The page request of a query string. */
+export function paging(query: SearchQuery): PageRequest {
   const page = query.page !== undefined ? Math.max(query.page, 1) : query.aPage !== undefined ? query.aPage + 1 : 1;
   const size = query.size ?? (query.aSize !== undefined ? Math.min(query.aSize, PAGE_SIZE_MAX) : PAGE_SIZE_DEFAULT);
   return { page, size, sortField: query.sortField, sortDirection: query.sortDirection ?? 'ASC' };
 }
 
-/** The query string of a search, parsed into its paging. */
-export const SearchPaging = SearchQuery.transform(paging);
-export type Paging = z.output<typeof SearchPaging>;
+/** The query string of a search, parsed into its page request. */
+export const PageRequestQuery = SearchQuery.transform(paging);
 
 export const VersionInformation = z
   .object({

@@ -19,6 +19,7 @@ export const ProjectName = text(PROJECT_NAME_MAX);
 export const FIRST_PASSWORD = 'password';
 
 /** bcrypt stops at a NUL (every run of NULs would match); no control character is typed on purpose. */
+// eslint-disable-next-line no-control-regex -- refuses control characters, on purpose
 const NO_CONTROL = /^[^\u0000-\u001f\u007f-\u009f]*$/;
 
 export const Password = z

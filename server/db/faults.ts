@@ -1,13 +1,13 @@
 // What a database failure means for a request: unavailable (503), worth retrying (deadlocks), or a
 // bug (500). docs/operations.md lists the failures this was tested against.
 
-import { mysqlDialect } from './dialects/mysql.js';
-import { postgresDialect } from './dialects/postgres.js';
 import type { ErrorClass } from './dialects/index.js';
+import { classifyMysqlError } from './dialects/mysql.js';
+import { classifyPostgresError } from './dialects/postgres.js';
 
 /** What a driver error of any kind means: each dialect knows its own driver's codes. */
 function classify(error: unknown): ErrorClass | undefined {
-  return postgresDialect.classifyError(error) ?? mysqlDialect.classifyError(error);
+  return classifyPostgresError(error) ?? classifyMysqlError(error);
 }
 
 /**

@@ -1,4 +1,4 @@
-import { fork } from 'node:child_process';
+import { type ChildProcess, fork } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -6,60 +6,64 @@ import { describe, expect, it } from 'vitest';
 import { lockDataDir } from './lock.js';
 
 const tempDir = () => fs.mkdtempSync(path.join(os.tmpdir(), 'repoadmin-lock-'));
+const lockModule = new URL('./lock.ts', import.meta.url).pathname;
 
-/** The pid of a process that has ended. */
-async function deadPid(): Promise<number> {
-  const child = fork('-e', ['0'], { execArgv: [] });
-  const pid = child.pid!;
-  await new Promise((resolve) => child.once('exit', resolve));
-  return pid;
+/** A process that takes the folder's lock, says 'locked' or 'refused', then stays until `holdMs` passes or it is killed. */
+function locker(dir: string, holdMs = 60_000): { child: ChildProcess; answer: Promise<string>; exited: Promise<unknown> } {
+  const script = `import('${lockModule}').then((m) => { try { m.lockDataDir(${JSON.stringify(dir)}); process.send('locked'); } catch (e) { process.send('refused: ' + e.message); } setTimeout(() => process.exit(0), ${holdMs}); })`;
+  const child = fork('-e', [script], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  return {
+    child,
+    answer: new Promise<string>((resolve) => child.once('message', (m) => resolve(String(m)))),
+    exited: new Promise((resolve) => child.once('exit', resolve)),
+  };
 }
 
-describe('lockDataDir', () => {
-  it('refuses a folder locked by a live process, naming it', () => {
+describe('lockDataDir', { timeout: 60_000 }, () => {
+  it('refuses a folder another live process holds, naming its pid and host', async () => {
     const dir = tempDir();
-    fs.writeFileSync(path.join(dir, 'repoadmin.lock'), `${process.ppid}\n`);
-    expect(() => lockDataDir(dir)).toThrow(new RegExp(`in use by another server \\(pid ${process.ppid}\\)`));
-  });
-
-  it('takes over the lock of a dead process, and releases only its own', async () => {
-    const dir = tempDir();
-    const file = path.join(dir, 'repoadmin.lock');
-    fs.writeFileSync(file, `${await deadPid()}\n`);
-    const release = lockDataDir(dir);
-    expect(fs.readFileSync(file, 'utf8').trim()).toBe(String(process.pid));
-    expect(fs.existsSync(`${file}.takeover`)).toBe(false);
-    release();
-    expect(fs.existsSync(file)).toBe(false);
-  });
-
-  it('takes over a lock whose pid now names a process that started after the lock was written', async () => {
-    const dir = tempDir();
-    const file = path.join(dir, 'repoadmin.lock');
-    // A live process that is not a server, under the pid of a server that died an hour ago.
-    const other = fork('-e', ['setTimeout(() => {}, 30000)'], { execArgv: [] });
+    const holder = locker(dir);
     try {
-      await new Promise((resolve) => other.once('spawn', resolve));
-      fs.writeFileSync(file, `${other.pid}\n`);
-      const anHourAgo = new Date(Date.now() - 3600_000);
-      fs.utimesSync(file, anHourAgo, anHourAgo);
-      const release = lockDataDir(dir);
-      expect(fs.readFileSync(file, 'utf8').trim()).toBe(String(process.pid));
-      release();
+      expect(await holder.answer).toBe('locked');
+      expect(() => lockDataDir(dir)).toThrow(`in use by another server (pid ${holder.child.pid} on ${os.hostname()})`);
     } finally {
-      other.kill('SIGKILL');
+      holder.child.kill('SIGKILL');
     }
   });
 
-  it('lets exactly one of several servers starting at once take over a stale lock', async () => {
+  it('opens at once a folder whose holder was killed (kill -9), whatever its lock file still says', async () => {
     const dir = tempDir();
-    fs.writeFileSync(path.join(dir, 'repoadmin.lock'), `${await deadPid()}\n`);
-    const lockModule = new URL('./lock.ts', import.meta.url).pathname;
-    const script = `import('${lockModule}').then((m) => { try { m.lockDataDir(${JSON.stringify(dir)}); process.send('locked'); } catch (e) { process.send('refused'); } setTimeout(() => process.exit(0), 1500); })`;
-    const children = Array.from({ length: 6 }, () => fork('-e', [script], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] }));
-    const answers = await Promise.all(children.map((c) => new Promise<string>((resolve) => c.once('message', (m) => resolve(String(m))))));
-    await Promise.all(children.map((c) => new Promise((resolve) => c.once('exit', resolve))));
+    const holder = locker(dir);
+    expect(await holder.answer).toBe('locked');
+    holder.child.kill('SIGKILL');
+    await holder.exited;
+    expect(fs.readFileSync(path.join(dir, 'repoadmin.lock'), 'utf8')).toContain(`pid ${holder.child.pid} `);
+    const release = lockDataDir(dir);
+    expect(fs.readFileSync(path.join(dir, 'repoadmin.lock'), 'utf8')).toBe(`pid ${process.pid} on ${os.hostname()}\n`);
+    release();
+    // Released: another process takes it.
+    const next = locker(dir, 0);
+    expect(await next.answer).toBe('locked');
+    await next.exited;
+  });
+
+  it('is not taken twice by one process', () => {
+    const dir = tempDir();
+    const release = lockDataDir(dir);
+    try {
+      expect(() => lockDataDir(dir)).toThrow('in use by another server');
+    } finally {
+      release();
+    }
+    lockDataDir(dir)();
+  });
+
+  it('lets exactly one of several servers starting at once take it', async () => {
+    const dir = tempDir();
+    const lockers = Array.from({ length: 6 }, () => locker(dir, 1500));
+    const answers = await Promise.all(lockers.map((l) => l.answer));
+    await Promise.all(lockers.map((l) => l.exited));
     expect(answers.filter((a) => a === 'locked')).toHaveLength(1);
-    expect(answers.filter((a) => a === 'refused')).toHaveLength(5);
+    expect(answers.filter((a) => a.startsWith('refused: ') && a.includes('in use by another server'))).toHaveLength(5);
   });
 });

@@ -1,9 +1,68 @@
 // Keeps a second server off an embedded database folder: two processes on one PGlite folder lose data.
+// The lock is the operating system's (flock(2) on a file in the folder), so it holds across pid
+// namespaces (containers sharing a volume) and ends with the process that holds it, however it ends.
+// Where there is no `flock` command (not Linux), a pid file does the same within one machine.
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { AppError } from '../../common/errors.js';
 
 const LOCK_FILE = 'repoadmin.lock';
+
+function inUse(dir: string, holder: string): AppError {
+  return new AppError(
+    'conflict',
+    `the embedded database at ${dir} is in use by another server (${holder}); stop it first or choose another --repoadmin_data_dir / REPO_MAN_DATA_DIR`,
+  );
+}
+
+/**
+ * Takes an exclusive flock(2) on the open file `fd` without waiting: the `flock` command locks the
+ * descriptor it inherits, which shares its open file with this process's, so the lock stays when the
+ * command ends and goes when this process closes the file or ends. Undefined without that command.
+ */
+function flock(fd: number): boolean | undefined {
+  const result = spawnSync('flock', ['--exclusive', '--nonblock', '3'], { stdio: ['ignore', 'ignore', 'pipe', fd] });
+  if ((result.error as NodeJS.ErrnoException | undefined)?.code === 'ENOENT') return undefined;
+  if (result.status === 0) return true;
+  if (result.status === 1) return false;
+  throw new Error(`flock: ${result.stderr?.toString().trim() || result.error?.message || `exit ${result.status}`}`);
+}
+
+/** Takes the folder's lock, or throws naming the server that holds it. Returns the release function. */
+export function lockDataDir(dir: string): () => void {
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const file = path.join(dir, LOCK_FILE);
+  const fd = fs.openSync(file, fs.constants.O_RDWR | fs.constants.O_CREAT, 0o600);
+  let taken: boolean | undefined;
+  try {
+    taken = flock(fd);
+  } catch (error) {
+    fs.closeSync(fd);
+    throw error;
+  }
+  if (taken === undefined) {
+    fs.closeSync(fd);
+    return lockWithPidFile(dir, file);
+  }
+  if (!taken) {
+    const holder = fs.readFileSync(fd, 'utf8').trim();
+    fs.closeSync(fd);
+    throw inUse(dir, holder || 'a server that is still starting');
+  }
+  // For the message a second server shows: which server, where (a pid alone means little in a container).
+  fs.ftruncateSync(fd, 0);
+  fs.writeSync(fd, `pid ${process.pid} on ${os.hostname()}\n`, 0);
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    // The file stays: removing it would let a server that opened it just before lock a file no other finds.
+    fs.ftruncateSync(fd, 0);
+    fs.closeSync(fd);
+  };
+}
 
 function alive(pid: number): boolean {
   try {
@@ -81,10 +140,10 @@ function removeStaleLock(file: string, stalePid: number): void {
   }
 }
 
-/** Takes the folder's lock, or throws naming the process that holds it. Returns the release function. */
-export function lockDataDir(dir: string): () => void {
-  fs.mkdirSync(dir, { recursive: true });
-  const file = path.join(dir, LOCK_FILE);
+/** The lock as a pid file, where there is no flock: good within one machine and pid namespace. */
+function lockWithPidFile(dir: string, file: string): () => void {
+  // The pid file is created anew each time: the empty file the flock lock opened goes first.
+  if (fs.statSync(file).size === 0) fs.rmSync(file, { force: true });
   for (let attempt = 0; attempt < 5; attempt++) {
     try {
       fs.writeFileSync(file, `${process.pid}\n`, { flag: 'wx', mode: 0o600 });
@@ -107,10 +166,7 @@ export function lockDataDir(dir: string): () => void {
         continue;
       }
       if (Number.isInteger(holder) && holder !== process.pid && alive(holder) && wroteLock(holder, file)) {
-        throw new AppError(
-          'conflict',
-          `the embedded database at ${dir} is in use by another server (pid ${holder}); stop it first or choose another --repoadmin_data_dir / REPO_MAN_DATA_DIR`,
-        );
+        throw inUse(dir, `pid ${holder}`);
       }
       // A lock left by a server that was killed: its process is gone (or its pid now names another
       // process), so the folder is free.

@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 import { AppError } from '../../common/errors.js';
 import type { TokenScope } from '../../common/schemas/tokens.js';
 import type { Role } from '../../common/schemas/users.js';
-import { type Db } from './dialects/index.js';
+import type { BoundSql, Db } from './dialects/index.js';
 import { isForeignKeyViolation, isUniqueViolation, toDate } from './rows.js';
 import { cachedRows } from './statements.js';
 
@@ -61,8 +61,13 @@ const withUser = (db: Db) => db('tokens as t').join('users as u', 'u.id', 't.use
  * token is read (server/db/users.ts).
  */
 export async function findTokenByHash(db: Db, tokenHash: string): Promise<TokenWithUser | undefined> {
-  const [row] = await cachedRows(db, 'token-by-hash', [tokenHash, 1], () =>
-    withUser(db).select([...COLUMNS, 'u.role', 'u.must_change_password']).where('t.token_hash', tokenHash).first(),
+  const [row] = await cachedRows(
+    db,
+    'token-by-hash',
+    [tokenHash],
+    () =>
+      `select ${[...COLUMNS, 'u.role', 'u.must_change_password'].join(', ')} from tokens t join users u on u.id = t.user_id
+       where t.token_hash = ? limit 1`,
   );
   if (!row) return undefined;
   return { ...toToken(row), role: row.role as Role, mustChangePassword: Boolean(row.must_change_password) };
@@ -114,15 +119,22 @@ export async function insertToken(db: Db, token: NewToken): Promise<void> {
 }
 
 /**
- * Records a use unless one was recorded since `notBefore`. The condition is in the statement, so
- * that concurrent requests of one token write it once. True when written.
+ * Records a use of the token (by id or by hash) unless one was recorded since `notBefore`, or it
+ * has expired. The condition is in the statement, so that concurrent requests of one token write
+ * it once. The publish statement runs the same (server/policy/publish.ts).
  */
-export async function touchToken(db: Db, id: string, now: Date, notBefore: Date): Promise<boolean> {
-  const changed = await db('tokens')
-    .where({ id })
-    .andWhere((q) => q.whereNull('last_used_at').orWhere('last_used_at', '<=', notBefore))
-    .update({ last_used_at: now });
-  return Number(changed) > 0;
+export function touchTokenSql(by: { id: string } | { tokenHash: string }, now: Date, notBefore: Date): BoundSql {
+  const [column, value] = 'id' in by ? ['id', by.id] : ['token_hash', by.tokenHash];
+  return {
+    sql: `update tokens set last_used_at = ? where ${column} = ? and (expires_at is null or expires_at > ?) and (last_used_at is null or last_used_at <= ?)`,
+    values: [now, value, now, notBefore],
+  };
+}
+
+/** Runs touchTokenSql. */
+export async function touchToken(db: Db, by: { id: string } | { tokenHash: string }, now: Date, notBefore: Date): Promise<void> {
+  const { sql, values } = touchTokenSql(by, now, notBefore);
+  await db.raw(sql, values as Knex.RawBinding[]);
 }
 
 /** The hashes of a user's tokens, their rows locked (a revocation of one waits, or has finished). */

@@ -43,7 +43,7 @@ function toUser(row: Record<string, unknown>): UserRow {
 }
 
 export async function findUserById(db: Db, userId: string): Promise<UserRow | undefined> {
-  const [row] = await cachedRows(db, 'user-by-id', [userId, 1], () => db('users').select(COLUMNS).where({ id: userId }).first());
+  const [row] = await cachedRows(db, 'user-by-id', [userId], () => `select ${COLUMNS.join(', ')} from users where id = ? limit 1`);
   return row ? toUser(row) : undefined;
 }
 

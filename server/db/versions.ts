@@ -1,9 +1,9 @@
 // The versions table: one record per coordinates, at most one latest per project, artifact, branch.
 import type { Knex } from 'knex';
 import { AppError } from '../../common/errors.js';
-import type { Paging, SearchFilters, SortField } from '../../common/schemas/repositories.js';
+import type { PageRequest, SearchFilters, SortField } from '../../common/schemas/repositories.js';
 import { versionKey } from '../../common/version-key.js';
-import { type Db, type PublishCheck, type PublishKey, dialectOf } from './dialects/index.js';
+import { type Db, type Precondition, type PublishKey, type SqlForm, dialectOf } from './dialects/index.js';
 import { retryConflicts } from './faults.js';
 import { toDate, toNumber } from './rows.js';
 import { cachedRows } from './statements.js';
@@ -104,23 +104,13 @@ export function publishKey(fields: VersionFields): PublishKey {
 /**
  * Inserts or replaces the record of these coordinates, in turn with the other publishes of its key
  * (they share its latest flag and summary counts). With `latestVersion` it becomes the only latest
- * record of its key in the same transaction (server/db/dialects). A deadlock, serialization failure
- * or lock timeout all the same (the database rolled the work back) is retried.
+ * record of its key in the same step (server/db/dialects). With a precondition
+ * (server/policy/publish.ts) nothing is written unless it holds: then undefined. A deadlock,
+ * serialization failure or lock timeout all the same (the database rolled the work back) is retried.
  */
-export function upsertVersion(db: Knex, fields: VersionFields): Promise<{ uid: string; created: boolean }> {
-  const row = { ...toRow(fields), updated_at: db.fn.now(3) };
-  return retryConflicts(() => dialectOf(db).publishVersionRow(db, row, COORDINATE_COLUMNS, publishKey(fields), fields.latestVersion));
-}
-
-/**
- * As upsertVersion, in one statement with the check of the publish's credential (PublishCheck),
- * where the dialect can. Undefined, with nothing written, when the dialect cannot or the check fails.
- */
-export async function upsertCheckedVersion(db: Knex, fields: VersionFields, check: PublishCheck): Promise<{ uid: string; created: boolean } | undefined> {
+export function upsertVersion(db: Knex, fields: VersionFields, precondition?: Precondition): Promise<{ uid: string; created: boolean } | undefined> {
   const dialect = dialectOf(db);
-  if (!dialect.publishCheckedVersionRow) return undefined;
-  const row = { ...toRow(fields), updated_at: db.fn.now(3) };
-  return retryConflicts(() => dialect.publishCheckedVersionRow!(db, row, COORDINATE_COLUMNS, publishKey(fields), fields.latestVersion, check));
+  return retryConflicts(() => dialect.publishVersionRow(db, toRow(fields), COORDINATE_COLUMNS, publishKey(fields), fields.latestVersion, precondition));
 }
 
 /**
@@ -157,135 +147,126 @@ const FILTER_COLUMNS: [keyof SearchFilters, string][] = [
   ['type', 'type'],
 ];
 
-/** Adds the filters on these columns to a query of versions or of version_counts. */
-function applyFilters(db: Db, query: Knex.QueryBuilder, filters: SearchFilters, columns: [keyof SearchFilters, string][]): Knex.QueryBuilder {
-  const like = `?? like ? ${dialectOf(db).likeEscape}`;
+/** The columns version_counts keeps (all filters but `version` and `uid`). */
+const COUNTED_COLUMNS = FILTER_COLUMNS.filter(([field]) => field !== 'version');
+
+/**
+ * The WHERE of a query, walked from the filters once: each condition and its value go in together,
+ * and `shape` names the SQL (which filters, exact or wildcard), so it is built once per shape.
+ */
+interface Where {
+  shape: string;
+  values: unknown[];
+  conditions: string[];
+}
+
+/** "Latest only" on version_counts, whose rows are few per key: no index to choose. */
+const COUNTED_LATEST = 'latest_version = true';
+
+function whereOf(form: SqlForm, filters: SearchFilters, table: 'versions' | 'version_counts'): Where {
+  const columns = table === 'versions' ? FILTER_COLUMNS : COUNTED_COLUMNS;
+  const where: Where = { shape: '', values: [], conditions: [] };
   for (const [field, column] of columns) {
     const value = filters[field];
     if (typeof value !== 'string') continue;
     const pattern = filterPattern(value);
-    if ('like' in pattern) query.whereRaw(like, [column, pattern.like]);
-    else query.where(column, pattern.exact);
+    if ('like' in pattern) {
+      where.shape += `${field}~`;
+      where.conditions.push(`${column} like ? ${form.likeEscape}`);
+      where.values.push(pattern.like);
+    } else {
+      where.shape += `${field}=`;
+      where.conditions.push(`${column} = ?`);
+      where.values.push(pattern.exact);
+    }
   }
-  if (filters.latestVersion === true) query.where('latest_version', true);
-  return query;
+  if (filters.latestVersion === true) {
+    where.shape += 'latest';
+    where.conditions.push(table === 'versions' ? form.latestOnly : COUNTED_LATEST);
+  }
+  if (table === 'versions' && filters.uid !== undefined) {
+    where.shape += ',uid';
+    where.conditions.push('uid = ?');
+    where.values.push(filters.uid);
+  }
+  return where;
 }
 
-/** The filtered query both the page and its count are built from. */
-export function searchQuery(db: Db, filters: SearchFilters): Knex.QueryBuilder {
-  const query = applyFilters(db, db('versions'), filters, FILTER_COLUMNS);
-  if (filters.uid !== undefined) query.where('uid', filters.uid);
-  return query;
+const whereSql = (where: Where) => (where.conditions.length ? ` where ${where.conditions.join(' and ')}` : '');
+
+/** SQL with `?` placeholders, its values, and the name of its shape (the statement cache's key). */
+export interface ShapedQuery {
+  shape: string;
+  values: unknown[];
+  build: () => string;
 }
 
 /** The page query of a search: order, then the default order (newest first) as the tie-breaker. */
-export function pageQuery(db: Db, filters: SearchFilters, paging: Paging): Knex.QueryBuilder {
-  const query = searchQuery(db, filters).select(COLUMNS);
-  if (paging.sortField) {
-    query.orderBy(SORT_COLUMNS[paging.sortField], paging.sortDirection === 'DESC' ? 'desc' : 'asc');
-  }
-  return query
-    .orderBy('creation_date', 'desc')
-    .orderBy('id', 'desc')
-    .limit(paging.size)
-    .offset((paging.page - 1) * paging.size);
+export function pageQuery(form: SqlForm, filters: SearchFilters, paging: PageRequest): ShapedQuery {
+  const where = whereOf(form, filters, 'versions');
+  const offset = (paging.page - 1) * paging.size;
+  const direction = paging.sortDirection === 'DESC' ? 'desc' : 'asc';
+  const sort = paging.sortField && SORT_COLUMNS[paging.sortField];
+  const values = [...where.values, paging.size, ...(offset > 0 ? [offset] : [])];
+  return {
+    shape: `page:${where.shape}:${sort ? `${sort} ${direction}` : ''}:${offset > 0}`,
+    values,
+    build: () => {
+      const order = [...(sort ? [sort === 'repository_url' ? form.nullsLast(sort, direction) : `${sort} ${direction}`] : []), 'creation_date desc', 'id desc'];
+      return `select ${COLUMNS.join(', ')} from versions${whereSql(where)} order by ${order.join(', ')} limit ?${offset > 0 ? ' offset ?' : ''}`;
+    },
+  };
 }
 
 /**
  * The total of a search. Filters on the columns that version_counts keeps are answered from its
  * summary rows (a few, however many records match); only `version` and `uid` need the records.
  */
-export function countQuery(db: Db, filters: SearchFilters): Knex.QueryBuilder {
+export function countQuery(form: SqlForm, filters: SearchFilters): ShapedQuery {
   if (filters.version === undefined && filters.uid === undefined) {
-    const counted = FILTER_COLUMNS.filter(([field]) => field !== 'version');
-    return applyFilters(db, db('version_counts'), filters, counted).select(db.raw('coalesce(sum(records), 0) as n'));
+    const where = whereOf(form, filters, 'version_counts');
+    return { shape: `count:summary:${where.shape}`, values: where.values, build: () => `select coalesce(sum(records), 0) as n from version_counts${whereSql(where)}` };
   }
-  return searchQuery(db, filters).count({ n: '*' });
+  const where = whereOf(form, filters, 'versions');
+  return { shape: `count:records:${where.shape}`, values: where.values, build: () => `select count(*) as n from versions${whereSql(where)}` };
 }
 
-/**
- * The shape of a search's filters (which are given, exact or wildcard) and their values in the order
- * applyFilters binds them, for cachedRows.
- */
-function filterShape(filters: SearchFilters, columns: [keyof SearchFilters, string][]): { shape: string; values: unknown[] } {
-  let shape = '';
-  const values: unknown[] = [];
-  for (const [field] of columns) {
-    const value = filters[field];
-    if (typeof value !== 'string') continue;
-    const pattern = filterPattern(value);
-    shape += 'like' in pattern ? `${field}~` : `${field}=`;
-    values.push('like' in pattern ? pattern.like : pattern.exact);
+/** The latest record of an artifact; the most recently written where several keys match. */
+export function latestQuery(form: SqlForm, key: { groupId: string; artifactId: string; branch?: string; projectName?: string }): ShapedQuery {
+  const conditions = ['group_id = ?', 'artifact_id = ?', form.latestOnly];
+  const values: unknown[] = [key.groupId, key.artifactId];
+  if (key.branch !== undefined) {
+    conditions.push('branch = ?');
+    values.push(key.branch);
   }
-  if (filters.latestVersion === true) {
-    shape += 'latest';
-    values.push(true);
+  if (key.projectName !== undefined) {
+    conditions.push('project_name = ?');
+    values.push(key.projectName);
   }
-  return { shape, values };
+  return {
+    shape: `latest:${key.branch !== undefined}:${key.projectName !== undefined}`,
+    values,
+    build: () => `select ${COLUMNS.join(', ')} from versions where ${conditions.join(' and ')} order by updated_at desc, id desc limit 1`,
+  };
 }
 
-function searchShape(filters: SearchFilters): { shape: string; values: unknown[] } {
-  const shaped = filterShape(filters, FILTER_COLUMNS);
-  if (filters.uid !== undefined) {
-    shaped.shape += ',uid';
-    shaped.values.push(filters.uid);
-  }
-  return shaped;
-}
-
-function pageRows(db: Db, filters: SearchFilters, paging: Paging): Promise<Record<string, unknown>[]> {
-  const { shape, values } = searchShape(filters);
-  const offset = (paging.page - 1) * paging.size;
-  values.push(paging.size);
-  // knex leaves out `offset 0`.
-  if (offset > 0) values.push(offset);
-  const order = paging.sortField ? `${paging.sortField} ${paging.sortDirection}` : '';
-  return cachedRows(db, `page:${shape}:${order}:${offset > 0}`, values, () => pageQuery(db, filters, paging));
-}
-
-async function countOf(db: Db, filters: SearchFilters): Promise<number> {
-  const fromCounts = filters.version === undefined && filters.uid === undefined;
-  const { shape, values } = fromCounts
-    ? filterShape(filters, FILTER_COLUMNS.filter(([field]) => field !== 'version'))
-    : searchShape(filters);
-  // `.first()` adds `limit 1`.
-  values.push(1);
-  const rows = await cachedRows(db, `count:${fromCounts}:${shape}`, values, () => countQuery(db, filters).first());
-  return toNumber(rows[0]?.n);
-}
+const run = (db: Db, query: ShapedQuery) => cachedRows(db, query.shape, query.values, query.build);
 
 export async function searchVersions(
   db: Db,
   filters: SearchFilters,
-  paging: Paging,
+  paging: PageRequest,
 ): Promise<{ items: StoredVersion[]; total: number }> {
-  const [rows, total] = await Promise.all([pageRows(db, filters, paging), countOf(db, filters)]);
-  return { items: rows.map(fromRow), total };
-}
-
-/** The latest record of an artifact; the most recently written where several keys match. */
-export function latestQuery(
-  db: Db,
-  key: { groupId: string; artifactId: string; branch?: string; projectName?: string },
-): Knex.QueryBuilder {
-  const query = db('versions')
-    .select(COLUMNS)
-    .where({ group_id: key.groupId, artifact_id: key.artifactId, latest_version: true });
-  if (key.branch !== undefined) query.where('branch', key.branch);
-  if (key.projectName !== undefined) query.where('project_name', key.projectName);
-  return query.orderBy('updated_at', 'desc').orderBy('id', 'desc').first();
+  const form = dialectOf(db);
+  const [rows, counted] = await Promise.all([run(db, pageQuery(form, filters, paging)), run(db, countQuery(form, filters))]);
+  return { items: rows.map(fromRow), total: toNumber(counted[0]?.n) };
 }
 
 export async function findLatest(
   db: Db,
   key: { groupId: string; artifactId: string; branch?: string; projectName?: string },
 ): Promise<StoredVersion> {
-  const values: unknown[] = [key.groupId, key.artifactId, true];
-  if (key.branch !== undefined) values.push(key.branch);
-  if (key.projectName !== undefined) values.push(key.projectName);
-  values.push(1);
-  const shape = `latest:${key.branch !== undefined}:${key.projectName !== undefined}`;
-  const [row] = await cachedRows(db, shape, values, () => latestQuery(db, key));
+  const [row] = await run(db, latestQuery(dialectOf(db), key));
   if (!row) {
     const scope = [key.branch && `branch ${key.branch}`, key.projectName && `project ${key.projectName}`].filter(Boolean);
     throw new AppError(
@@ -297,7 +278,7 @@ export async function findLatest(
 }
 
 export async function findByUid(db: Db, uid: string): Promise<StoredVersion> {
-  const row = await db('versions').select(COLUMNS).where({ uid }).first();
+  const [row] = await cachedRows(db, 'by-uid', [uid], () => `select ${COLUMNS.join(', ')} from versions where uid = ? limit 1`);
   if (!row) throw new AppError('not_found', `no version record with uid ${uid}`);
   return fromRow(row);
 }

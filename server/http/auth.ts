@@ -8,7 +8,7 @@ import { verifyToken } from '../auth/tokens.js';
 import { actorFromToken } from '../services/auth.js';
 import type { Actor, Services } from '../services/context.js';
 import { actorFromProjectToken } from '../services/tokens.js';
-import type { SignedCredential } from '../services/access.js';
+import type { SignedCredential } from '../services/context.js';
 
 const BEARER = /^bearer\s+(\S+)\s*$/i;
 

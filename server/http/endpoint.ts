@@ -8,7 +8,7 @@ import type { TokenScope } from '../../common/schemas/tokens.js';
 import type { Role } from '../../common/schemas/users.js';
 import type { Metrics } from '../metrics.js';
 import type { Actor, Services } from '../services/context.js';
-import type { SignedCredential } from '../services/access.js';
+import type { SignedCredential } from '../services/context.js';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 

@@ -6,8 +6,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parse as parseQueryString } from 'node:querystring';
 import { AppError } from '../../common/errors.js';
 import type { Outages } from '../db/outage.js';
-import type { Actor, Services } from '../services/context.js';
-import type { SignedCredential } from '../services/access.js';
+import type { Actor, Services, SignedCredential } from '../services/context.js';
 import { type TokenRule, checkActor } from '../services/access.js';
 import { actorOf, clientAddress, signedCredential } from './auth.js';
 import { readJson } from './body.js';
@@ -52,14 +51,18 @@ export function createPipeline(endpoints: readonly Endpoint[], services: Service
     if (route.segments.some((s) => s.startsWith(':'))) withParams.push(route);
     else byPath.set(route.segments.join('/'), [...(byPath.get(route.segments.join('/')) ?? []), route]);
   }
-  const ownsPath = (path: string) => path.startsWith('/v1/') || byPath.has(path.toLowerCase());
+  // A trailing slash is the same path (`/v1/users/`), as is another letter case of its fixed parts.
+  const trimmed = (path: string) => (path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path);
+  const ownsPath = (path: string) => {
+    const lower = trimmed(path).toLowerCase();
+    return lower.startsWith('/v1/') || byPath.has(lower);
+  };
 
   const match = (method: string, path: string): Match | undefined => {
-    const lower = (path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path).toLowerCase();
-    let candidates = byPath.get(lower);
+    let candidates = byPath.get(trimmed(path).toLowerCase());
     let params: Record<string, string> = {};
     if (!candidates) {
-      const given = (path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path).split('/');
+      const given = trimmed(path).split('/');
       for (const route of withParams) {
         const found = paramsOf(route.segments, given);
         if (!found) continue;

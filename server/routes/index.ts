@@ -3,15 +3,29 @@
 import { endpoint } from '../http/endpoint.js';
 import { openApiDocument, openApiYaml } from '../openapi.js';
 import { operationEndpoints } from './health.js';
+import { auditEndpoints } from './v1/audit.js';
 import { authenticationEndpoints } from './v1/authentication.js';
+import { eventEndpoints } from './v1/events.js';
 import { repositoryEndpoints } from './v1/repositories.js';
 import { retentionEndpoints } from './v1/retention.js';
 import { tokenEndpoints } from './v1/tokens.js';
 import { trashEndpoints } from './v1/trash.js';
 import { userEndpoints } from './v1/users.js';
+import { webhookEndpoints } from './v1/webhooks.js';
 
 /** The endpoints the API description describes. */
-export const API_ENDPOINTS = [...authenticationEndpoints, ...userEndpoints, ...repositoryEndpoints, ...trashEndpoints, ...retentionEndpoints, ...tokenEndpoints, ...operationEndpoints];
+export const API_ENDPOINTS = [
+  ...authenticationEndpoints,
+  ...userEndpoints,
+  ...repositoryEndpoints,
+  ...trashEndpoints,
+  ...retentionEndpoints,
+  ...tokenEndpoints,
+  ...eventEndpoints,
+  ...webhookEndpoints,
+  ...auditEndpoints,
+  ...operationEndpoints,
+];
 
 const descriptionEndpoints = [
   endpoint({

@@ -5,14 +5,6 @@ import { type TokenScope, scopeAllows } from '../../common/schemas/tokens.js';
 import type { Role } from '../../common/schemas/users.js';
 import type { Actor } from './context.js';
 
-/**
- * A bearer token whose signature (session) or form (project) has been checked, but not what the
- * database knows of it: its user, version, scope, expiry and project.
- */
-export type SignedCredential =
-  | { kind: 'session'; userId: string; username: string; tokenVersion: number }
-  | { kind: 'project'; tokenHash: string };
-
 export interface TokenRule {
   role?: Role;
   scope?: TokenScope;

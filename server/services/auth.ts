@@ -1,7 +1,9 @@
 // generate-token with brute-force limiting, and turning a bearer token into the acting user.
+import net from 'node:net';
 import { AppError } from '../../common/errors.js';
 import { formatTimestamp } from '../../common/dates.js';
 import type { TokenRequest, TokenResponse } from '../../common/schemas/auth.js';
+import { FIRST_PASSWORD } from '../../common/schemas/users.js';
 import { issueToken, verifyToken } from '../auth/tokens.js';
 import { clearFailures, forgetOldAttempts, giveBackAttempt, takeAttempt } from '../db/login-attempts.js';
 import { findUserById, findUserByName } from '../db/users.js';
@@ -10,6 +12,18 @@ import type { Actor, Services } from './context.js';
 export const LOGIN_WINDOW_SECONDS = 15 * 60;
 export const MAX_FAILURES_PER_USER = 10;
 export const MAX_FAILURES_PER_ADDRESS = 100;
+
+const LOOPBACK = new net.BlockList();
+LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4');
+LOOPBACK.addAddress('::1', 'ipv6');
+
+/** Whether a client address is this machine's loopback (IPv4, IPv4 mapped into IPv6, or IPv6). */
+export function isLoopback(address: string): boolean {
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)?.[1];
+  if (mapped) return LOOPBACK.check(mapped, 'ipv4');
+  const family = net.isIP(address);
+  return family !== 0 && LOOPBACK.check(address, family === 4 ? 'ipv4' : 'ipv6');
+}
 
 export async function generateToken(services: Services, request: TokenRequest, address: string): Promise<TokenResponse> {
   const nowSeconds = Math.floor(services.now().getTime() / 1000);
@@ -35,6 +49,13 @@ export async function generateToken(services: Services, request: TokenRequest, a
     }
     await clearFailures(services.db, 'user', request.username);
     await giveBackAttempt(services.db, window, byAddress);
+    // Until it is changed, anyone who can reach the port knows the documented first password.
+    if (request.password === FIRST_PASSWORD && !isLoopback(address)) {
+      throw new AppError(
+        'forbidden',
+        `the documented first password is accepted only from this server's own machine (loopback); log in there and change it, or start the server with REPO_MAN_ADMIN_PASSWORD (or REPO_MAN_ADMIN_PASSWORD_FILE) set`,
+      );
+    }
     return found;
   });
 

@@ -7,7 +7,6 @@ import type { Passwords } from '../auth/passwords.js';
 import type { TokenSettings } from '../auth/tokens.js';
 import type { ServerConfig } from '../config.js';
 import type { Metrics } from '../metrics.js';
-import type { SignedCredential } from './access.js';
 
 export interface Services {
   db: Knex;
@@ -47,3 +46,11 @@ export interface AuditRecord {
   requestId: string;
   details: Record<string, unknown> | undefined;
 }
+
+/**
+ * A bearer token whose signature (session) or form (project) has been checked, but not what the
+ * database knows of it: its user, version, scope, expiry and project.
+ */
+export type SignedCredential =
+  | { kind: 'session'; userId: string; username: string; tokenVersion: number }
+  | { kind: 'project'; tokenHash: string };

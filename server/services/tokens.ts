@@ -29,6 +29,9 @@ import type { Actor, Services } from './context.js';
 /** `lastUsedAt` is written at most this often per token: a busy pipeline does not write on every request. */
 export const LAST_USED_RESOLUTION_MS = 60_000;
 
+/** A token whose last recorded use is at or before this is due to have its use recorded again. */
+export const lastUseDueBefore = (now: Date) => new Date(now.getTime() - LAST_USED_RESOLUTION_MS);
+
 const isAdmin = (actor: Actor) => actor.role === 'ROLE_ADMIN';
 
 function toProjectToken(row: TokenRow): ProjectToken {
@@ -119,11 +122,11 @@ export async function retireTokensOfUser(trx: Knex.Transaction, userId: string, 
 }
 
 /** The user a project token acts as, within its scope; any problem is a 401 that says which. */
-export async function actorFromProjectToken(services: Services, token: string): Promise<Actor> {
+export function actorFromProjectToken(services: Services, token: string): Promise<Actor> {
   return actorFromProjectTokenHash(services, hashProjectToken(token));
 }
 
-/** The user of the project token with this hash (see actorFromProjectToken). */
+/** The same for the token's hash, as the tokens table keeps it. */
 export async function actorFromProjectTokenHash(services: Services, hash: string): Promise<Actor> {
   const found = await findTokenByHash(services.db, hash);
   if (!found) {
@@ -139,7 +142,7 @@ export async function actorFromProjectTokenHash(services: Services, hash: string
     throw new AppError('unauthorized', `the project token "${found.name}" expired at ${formatTimestamp(found.expiresAt)}: make a new one`);
   }
   if (!found.lastUsedAt || now.getTime() - found.lastUsedAt.getTime() >= LAST_USED_RESOLUTION_MS) {
-    await touchToken(services.db, found.id, now, new Date(now.getTime() - LAST_USED_RESOLUTION_MS));
+    await touchToken(services.db, { id: found.id }, now, lastUseDueBefore(now));
   }
   return {
     userId: found.userId,

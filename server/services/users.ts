@@ -28,6 +28,12 @@ export async function ensureDefaultAdmin(
   services: Pick<Services, 'db' | 'config' | 'passwords'>,
 ): Promise<{ created: boolean; mustChangePassword: boolean }> {
   if ((await countUsers(services.db)) > 0) return { created: false, mustChangePassword: false };
+  if (services.config.requireAdminPassword && services.config.adminPassword === undefined) {
+    throw new AppError(
+      'usage',
+      'first start: set REPO_MAN_ADMIN_PASSWORD (or REPO_MAN_ADMIN_PASSWORD_FILE, a file holding it) to the first password of the administrator "admin"; REPO_MAN_REQUIRE_ADMIN_PASSWORD is true (as in the image), so the documented one is not used',
+    );
+  }
   const mustChangePassword = services.config.adminPassword === undefined;
   const created = await insertUserIfAbsent(services.db, {
     userId: DEFAULT_ADMIN_ID,

@@ -253,6 +253,19 @@ describe('repoadmin server --help and its settings', () => {
   });
 });
 
+describe('a mistyped subcommand of token', () => {
+  it.each([
+    ['lst', "error: unknown command 'token lst' (did you mean token list?)\n"],
+    ['revok', "error: unknown command 'token revok' (did you mean token revoke?)\n"],
+    ['zzzzzz', "error: unknown command 'token zzzzzz' (token takes create, list, revoke)\n"],
+  ])('token %s gets a suggestion and exit 2, without printing a token', async (typo, message) => {
+    const result = await run(['token', typo], { home: await freshHome() });
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toBe(message);
+  });
+});
+
 describe('help at 80 columns', () => {
   const COMMANDS = [
     [], ['server'], ['login'], ['logout'], ['whoami'], ['token'],

@@ -90,7 +90,15 @@ describe('project tokens from the command line', () => {
     expect(login).toMatchObject({ code: 0, stdout: '' });
     expect(login.stderr).toContain('as shop-ci (ROLE_USER, project shop) with a project token');
     const stored = JSON.parse(await readFile(join(home, '.config/repoadmin/config.json'), 'utf8'));
-    expect(stored.servers[server.url]).toEqual({ url: server.url, username: 'shop-ci', userId: expect.any(String), token, expiresAt: null });
+    expect(stored.servers[server.url]).toEqual({
+      url: server.url,
+      username: 'shop-ci',
+      userId: expect.any(String),
+      token,
+      expiresAt: null,
+      projectName: 'shop',
+      role: 'ROLE_USER',
+    });
     expect((await run(['token'], { home })).stdout).toBe(`${token}\n`);
     expect((await run(['publish', '--group', 'pt', '--artifact', 'kept', '--version', '1.0.0', '--branch', 'main'], { home })).code).toBe(0);
 

@@ -5,9 +5,25 @@ import { randomBytes } from 'node:crypto';
 import knexFactory, { type Knex } from 'knex';
 import type { DbKind, ServerConfig } from '../../server/config.js';
 import { MEMORY } from '../../server/db/connect.js';
+import { skipping } from './skip.js';
 
 export const PG_URL = process.env.REPOADMIN_TEST_PG_URL;
 export const MYSQL_URL = process.env.REPOADMIN_TEST_MYSQL_URL;
+
+/** The variables that bring in the rows of a database server, with an example value. */
+const VARIABLES = {
+  postgres: { name: 'REPOADMIN_TEST_PG_URL', example: 'postgres://postgres@127.0.0.1:5432/postgres', what: 'PostgreSQL' },
+  mysql: { name: 'REPOADMIN_TEST_MYSQL_URL', example: 'mysql://root@127.0.0.1:3306/test', what: 'MariaDB/MySQL' },
+} as const;
+const told = new Set<keyof typeof VARIABLES>();
+
+/** Says, once per test file, that the rows of this database server are not run, and what to set. */
+function tellSkipped(kind: keyof typeof VARIABLES): void {
+  if (told.has(kind)) return;
+  told.add(kind);
+  const { name, example, what } = VARIABLES[kind];
+  skipping(`the ${what} rows of this file`, `${name} is not set (e.g. ${name}=${example})`);
+}
 
 /**
  * The database kinds to run against: PostgreSQL and MariaDB/MySQL too when configured (required
@@ -19,6 +35,7 @@ export function dbKinds(): DbKind[] {
   }
   const kinds: DbKind[] = ['pglite'];
   if (PG_URL) kinds.push('postgres');
+  else tellSkipped('postgres');
   if (mysqlAvailable()) kinds.push('mysql');
   return kinds;
 }
@@ -33,6 +50,7 @@ export function mysqlAvailable(): boolean {
   if (!MYSQL_URL && process.env.REPOADMIN_REQUIRE_MYSQL === '1') {
     throw new Error('REPOADMIN_REQUIRE_MYSQL=1 but REPOADMIN_TEST_MYSQL_URL is not set');
   }
+  if (!MYSQL_URL) tellSkipped('mysql');
   return Boolean(MYSQL_URL);
 }
 

@@ -34,7 +34,7 @@ describe('jobs --git', () => {
     const apply = await repoadmin(['jobs', 'apply', '--git', url, '--ref', 'next', '--path', 'ci/jenkins-dsl-jobs.json'], { env: jenkinsEnv(jenkins) });
     expect(apply.code).toBe(0);
     expect(jenkins.fullNames().sort()).toEqual(['from-main', 'from-next']);
-    expect(jenkins.item('from-next')?.xml).toContain(`source: ci/jenkins-dsl-jobs.json@${repo}`);
+    expect(jenkins.item('from-next')?.xml).toContain(`Managed by repoadmin from ci/jenkins-dsl-jobs.json@${repo} (item from-next)`);
 
     // The same file from a working copy whose origin is that repository is the same source.
     const clone = join(files.dir, 'clone');

@@ -71,7 +71,7 @@ describe('jobs render golden files', () => {
   it('maps a pipeline job as docs/jobs.md says', () => {
     const f = 'team/nightly/config.xml';
     expect(text(f, '/flow-definition/description')).toBe(
-      'Nightly build of main <with> "quotes" & ampersands\n<!-- managed by repoadmin; source: golden; item: team/nightly; trigger token sha256: ae520436fa9a0a22 -->',
+      'Nightly build of main <with> "quotes" & ampersands\nManaged by repoadmin from golden (item team/nightly; trigger token sha256 ae520436fa9a0a22): edits made in Jenkins are overwritten by the next apply.',
     );
     const definition = "/flow-definition/definition[@class='org.jenkinsci.plugins.workflow.cps.CpsScmFlowDefinition']";
     expect(text(f, `${definition}/scriptPath`)).toBe('ci/nightly.Jenkinsfile');
@@ -133,7 +133,7 @@ describe('jobs render golden files', () => {
     ]);
     expect(text('@views/Team/config.xml', '/hudson.model.ListView/recurse')).toBe('true');
     expect(text('@views/Deploy/config.xml', '/hudson.model.ListView/recurse')).toBe('false');
-    expect(text('@views/Deploy/config.xml', '/hudson.model.ListView/description')).toBe('<!-- managed by repoadmin; source: golden; item: Deploy -->');
+    expect(text('@views/Deploy/config.xml', '/hudson.model.ListView/description')).toBe('Managed by repoadmin from golden (item Deploy): edits made in Jenkins are overwritten by the next apply.');
     expect(count('@views/Deploy/config.xml', '/hudson.model.ListView/columns/*')).toBe(7);
     expect(count('team/config.xml', '/com.cloudbees.hudson.plugins.folder.Folder')).toBe(1);
   });

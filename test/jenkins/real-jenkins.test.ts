@@ -60,13 +60,13 @@ describe(`jobs against ${RELEASE} Jenkins`, () => {
     const job = pipelineJob(UNICODE, { jobDescription: UNICODE, view: UNICODE });
     expect((await run('apply', file([job]))).code).toBe(0);
     expect(jenkins.fullNames()).toEqual([UNICODE]);
-    expect(await liveDescription(UNICODE)).toBe(`${UNICODE}\n<!-- managed by repoadmin; source: ${SOURCE}; item: ${UNICODE} -->`);
+    expect(await liveDescription(UNICODE)).toBe(`${UNICODE}\nManaged by repoadmin from ${SOURCE} (item ${UNICODE}): edits made in Jenkins are overwritten by the next apply.`);
     expect(jenkins.viewJobs(UNICODE)).toEqual([UNICODE]);
 
     const edited = { ...job, jobDescription: `${UNICODE} (2)` };
     const apply = await run('apply', file([edited]));
     expect(apply.stdout).toContain(`updated job ${UNICODE}`);
-    expect(await liveDescription(UNICODE)).toBe(`${UNICODE} (2)\n<!-- managed by repoadmin; source: ${SOURCE}; item: ${UNICODE} -->`);
+    expect(await liveDescription(UNICODE)).toBe(`${UNICODE} (2)\nManaged by repoadmin from ${SOURCE} (item ${UNICODE}): edits made in Jenkins are overwritten by the next apply.`);
     expect(Buffer.from(jenkins.item(UNICODE)!.xml, 'utf8').includes(Buffer.from(`${UNICODE} (2)`, 'utf8'))).toBe(true);
     expect((await run('diff', file([edited]))).code).toBe(0);
     expect(jenkins.viewJobs(UNICODE)).toEqual([UNICODE]);

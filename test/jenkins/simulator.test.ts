@@ -2,7 +2,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { itemsTree } from '../../cli/jenkins/client.js';
 import { TOKEN, USER, startJenkins } from './harness.js';
-import { JenkinsSimulator, parseTree } from './simulator.js';
+import { JenkinsSimulator, parseTree, xstreamInt } from './simulator.js';
 
 const PIPELINE = '<flow-definition><description>d</description><properties><b/><a><x>1</x></a></properties><keepDependencies>false</keepDependencies></flow-definition>';
 const FOLDER = '<com.cloudbees.hudson.plugins.folder.Folder><description/></com.cloudbees.hudson.plugins.folder.Folder>';
@@ -155,6 +155,31 @@ describe('Jenkins simulator', () => {
       else expect(xml).not.toContain('removeLastBuild');
       await jenkins.stop();
     }
+  });
+
+  it('reads integers as XStream does: 2^31..2^32-1 wrap to negative, larger ones fail and leave 0', async () => {
+    expect([xstreamInt('10'), xstreamInt('-1'), xstreamInt('2147483647')]).toEqual([10, -1, 2147483647]);
+    expect([xstreamInt('2147483648'), xstreamInt('4294967295')]).toEqual([-2147483648, -1]);
+    expect([xstreamInt('4294967296'), xstreamInt('10000000000'), xstreamInt('99999999999999999999'), xstreamInt('ten')]).toEqual([undefined, undefined, undefined, undefined]);
+    jenkins = await startJenkins({ csrf: 'off', release: 'current' });
+    const rotated = (days: string) =>
+      `<flow-definition><properties><jenkins.model.BuildDiscarderProperty><strategy class="hudson.tasks.LogRotator"><daysToKeep>${days}</daysToKeep><numToKeep>3000000000</numToKeep></strategy></jenkins.model.BuildDiscarderProperty></properties></flow-definition>`;
+    expect((await post('/createItem?name=a', {}, rotated('10000000000'))).status).toBe(200);
+    const xml = await (await fetch(`${jenkins.url}/job/a/config.xml`)).text();
+    expect(xml).toContain('<daysToKeep>0</daysToKeep>');
+    expect(xml).toContain('<numToKeep>-1294967296</numToKeep>');
+  });
+
+  it('drops a trigger whose spec the cron lexer cannot read, and answers 200', async () => {
+    jenkins = await startJenkins({ csrf: 'off', release: 'current' });
+    const triggers = (spec: string) =>
+      `<flow-definition><properties><org.jenkinsci.plugins.workflow.job.properties.PipelineTriggersJobProperty><triggers><hudson.triggers.TimerTrigger><spec>${spec}</spec></hudson.triggers.TimerTrigger><hudson.triggers.SCMTrigger><spec></spec></hudson.triggers.SCMTrigger></triggers></org.jenkinsci.plugins.workflow.job.properties.PipelineTriggersJobProperty></properties></flow-definition>`;
+    expect((await post('/createItem?name=a', {}, triggers('H\u00a02 * * *'))).status).toBe(200);
+    const xml = await (await fetch(`${jenkins.url}/job/a/config.xml`)).text();
+    expect(xml).not.toContain('TimerTrigger');
+    expect(xml).toContain('SCMTrigger');
+    expect((await post('/createItem?name=b', {}, triggers('TZ=Europe/Berlin\n# nightly\nH 2 * * *'))).status).toBe(200);
+    expect(await (await fetch(`${jenkins.url}/job/b/config.xml`)).text()).toContain('TimerTrigger');
   });
 
   // hudson.util.Secret: `{base64}` of version 1, IV and AES-CBC data, a fresh IV each time.

@@ -17,7 +17,7 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { DOMParser, type Element, type Node } from '@xmldom/xmldom';
+import { DOMParser, type Document, type Element, type Node } from '@xmldom/xmldom';
 
 export interface SimulatorOptions {
   /**
@@ -31,6 +31,13 @@ export interface SimulatorOptions {
   release?: JenkinsRelease;
   /** Answer every request with a redirect to this address plus the path (http to https, a context path). */
   redirectTo?: string;
+  /**
+   * The header the crumb travels in. Jenkins takes it from the crumb issuer's descriptor
+   * (hudson.security.csrf.CrumbIssuerDescriptor.getCrumbRequestField): `Jenkins-Crumb`
+   * (CrumbIssuer.DEFAULT_CRUMB_NAME) unless the system property `hudson.security.csrf.requestfield`
+   * names another, as DefaultCrumbIssuer.DescriptorImpl reads it; Jenkins 1.x used `.crumb`.
+   */
+  crumbRequestField?: string;
 }
 
 export type JenkinsRelease = 'older' | 'current';
@@ -42,6 +49,10 @@ interface SimItem {
   xml: string;
   /** Builds started through the remote trigger or the build button. */
   builds?: number;
+  /** A build in progress: when it stops once interrupted (Date.now() ms), or never. */
+  running?: { stopsAt: number };
+  /** A delete is under way (jenkins.model.queue.ItemDeletion). */
+  deleting?: boolean;
   /** Folders and multibranch projects hold items. */
   children?: Map<string, SimItem>;
 }
@@ -64,6 +75,7 @@ interface Failure {
   headers?: Record<string, string>;
   /** How many more requests it answers; undefined: all. */
   times?: number;
+  body?: string;
 }
 
 // XStream aliases: workflow-job registers `flow-definition` for WorkflowJob
@@ -95,6 +107,10 @@ const PLUGIN_OF: Record<string, string> = {
   'com.cloudbees.hudson.plugins.folder.Folder': 'cloudbees-folder@6.901.vb_4c7a_da_75da_3',
   'com.cloudbees.hudson.plugins.folder.icons.StockFolderIcon': 'cloudbees-folder@6.901.vb_4c7a_da_75da_3',
   'com.cloudbees.hudson.plugins.folder.health.WorstChildHealthMetric': 'cloudbees-folder@6.901.vb_4c7a_da_75da_3',
+  'org.jenkinsci.plugins.pipeline.modeldefinition.actions.DeclarativeJobAction': 'pipeline-model-definition@2.2218.v56d0cda_37c72',
+  'org.jenkinsci.plugins.pipeline.modeldefinition.actions.DeclarativeJobPropertyTrackerAction': 'pipeline-model-definition@2.2218.v56d0cda_37c72',
+  'org.jenkinsci.plugins.workflow.multibranch.JobPropertyTrackerAction': 'workflow-multibranch@783.787.v50539468395f',
+  'org.jenkinsci.plugins.workflow.job.properties.PipelineTriggersJobProperty': 'workflow-job@1436.vfa_244484591f',
 };
 
 export class JenkinsSimulator {
@@ -130,8 +146,8 @@ export class JenkinsSimulator {
   }
 
   /** Makes requests matching `path` answer `status`, to test failures of single items. */
-  failOn(method: string, path: RegExp, status: number, options: { headers?: Record<string, string>; times?: number } = {}): void {
-    this.failures.push({ method, path, status, headers: options.headers, times: options.times });
+  failOn(method: string, path: RegExp, status: number, options: { headers?: Record<string, string>; times?: number; body?: string } = {}): void {
+    this.failures.push({ method, path, status, headers: options.headers, times: options.times, body: options.body });
   }
 
   /** An item as stored, by full name (`a/b`). */
@@ -150,6 +166,10 @@ export class JenkinsSimulator {
   /** Every item's full name, depth first. */
   fullNames(group = this.items, prefix = ''): string[] {
     return [...group].flatMap(([name, item]) => [`${prefix}${name}`, ...(item.children ? this.fullNames(item.children, `${prefix}${name}/`) : [])]);
+  }
+
+  get crumbField(): string {
+    return this.options.crumbRequestField ?? 'Jenkins-Crumb';
   }
 
   get release(): JenkinsRelease {
@@ -230,6 +250,118 @@ export class JenkinsSimulator {
     }
   }
 
+  /**
+   * A build of a Declarative Jenkinsfile that declares `parameters`, `triggers` or `options`:
+   * what pipeline-model-definition's Utils.updateJobProperties (src/main/groovy/org/jenkinsci/
+   * plugins/pipeline/modeldefinition/Utils.groovy) saves on the job. The tracker action of the
+   * previous build says what the Jenkinsfile defined before: those are replaced, everything else
+   * on the job is kept. Triggers are kept one per class (getTriggersToApply, a TreeSet by
+   * descriptor id), the Jenkinsfile's winning; parameters are merged by name; other properties
+   * one per class; `options { quietPeriod(n) }` sets the job's quietPeriod. Then the job gets a
+   * DeclarativeJobAction and a new DeclarativeJobPropertyTrackerAction (fields jobProperties,
+   * triggers, parameters, options: sets of descriptor ids and names).
+   */
+  declarativeBuild(fullName: string, declared: DeclaredProperties): void {
+    const item = this.buildable(fullName);
+    const root = parse(item.xml);
+    const document = root.ownerDocument!;
+    const actions = ensureChild(root, 'actions', 0);
+    const tracker = childElement(actions, DECLARATIVE_TRACKER);
+    const previous = (field: string) => new Set(tracker ? stringsOf(childElement(tracker, field)) : []);
+    const [prevProperties, prevTriggers, prevParameters] = [previous('jobProperties'), previous('triggers'), previous('parameters')];
+    const properties = ensureChild(root, 'properties', 3);
+
+    const newTriggers = (declared.triggers ?? []).map((t) => element(document, t.className, [['spec', t.spec]]));
+    const triggerProperty = childElement(properties, TRIGGERS_PROPERTY);
+    const existingTriggers = elementsOf(triggerProperty ? childElement(triggerProperty, 'triggers') : undefined);
+    const byClass = new Map(existingTriggers.filter((t) => !prevTriggers.has(t.nodeName)).map((t) => [t.nodeName, t]));
+    for (const trigger of newTriggers) byClass.set(trigger.nodeName, trigger);
+    if (triggerProperty) properties.removeChild(triggerProperty);
+    if (byClass.size > 0) {
+      const list = document.createElement('triggers');
+      for (const className of [...byClass.keys()].sort()) list.appendChild(byClass.get(className)!);
+      properties.appendChild(wrap(document, TRIGGERS_PROPERTY, list));
+    }
+
+    const parameterProperty = childElement(properties, PARAMETERS_PROPERTY);
+    const existingParameters = elementsOf(parameterProperty ? childElement(parameterProperty, 'parameterDefinitions') : undefined);
+    const declaredNames = new Set((declared.parameters ?? []).map((p) => p.name));
+    const keptParameters = existingParameters.filter((p) => {
+      const name = childElement(p, 'name')?.textContent ?? '';
+      return !declaredNames.has(name) && !prevParameters.has(name);
+    });
+    if (parameterProperty) properties.removeChild(parameterProperty);
+    const parameters = [...(declared.parameters ?? []).map((p) => stringParameter(document, p)), ...keptParameters];
+    if (parameters.length > 0) {
+      const list = document.createElement('parameterDefinitions');
+      for (const parameter of parameters) list.appendChild(parameter);
+      properties.appendChild(wrap(document, PARAMETERS_PROPERTY, list));
+    }
+
+    const newProperties = (declared.properties ?? []).map((xml) => document.importNode(parse(xml), true) as Element);
+    const newClasses = new Set(newProperties.map((p) => p.nodeName));
+    for (const property of elementsOf(properties)) {
+      if (property.nodeName === TRIGGERS_PROPERTY || property.nodeName === PARAMETERS_PROPERTY) continue;
+      if (prevProperties.has(property.nodeName) || newClasses.has(property.nodeName)) properties.removeChild(property);
+    }
+    for (const property of newProperties) properties.appendChild(property);
+
+    if (declared.quietPeriod !== undefined) {
+      const quiet = childElement(root, 'quietPeriod') ?? root.appendChild(document.createElement('quietPeriod'));
+      quiet.textContent = String(declared.quietPeriod);
+    }
+
+    if (!childElement(actions, DECLARATIVE_ACTION)) actions.appendChild(document.createElement(DECLARATIVE_ACTION));
+    if (tracker) actions.removeChild(tracker);
+    actions.appendChild(
+      element(document, DECLARATIVE_TRACKER, [
+        ['jobProperties', newProperties.map((p) => p.nodeName)],
+        ['triggers', newTriggers.map((t) => t.nodeName)],
+        ['parameters', [...declaredNames]],
+        ['options', declared.quietPeriod !== undefined ? ['quietPeriod'] : []],
+      ]),
+    );
+    this.saved(item, root);
+  }
+
+  /**
+   * A build of a scripted Jenkinsfile calling `properties([...])`: workflow-multibranch's
+   * JobPropertyStep.Execution.run. With a JobPropertyTrackerAction from an earlier run, only the
+   * properties it names are removed; without one (and no earlier run of the step) none are. The
+   * step's properties are then added (Job.addProperty) and the tracker replaced, naming them by
+   * descriptor id.
+   */
+  scriptedPropertiesBuild(fullName: string, propertyXml: string[]): void {
+    const item = this.buildable(fullName);
+    const root = parse(item.xml);
+    const document = root.ownerDocument!;
+    const actions = ensureChild(root, 'actions', 0);
+    const tracker = childElement(actions, SCRIPTED_TRACKER);
+    const previous = new Set(tracker ? stringsOf(childElement(tracker, 'jobPropertyDescriptors')) : []);
+    const properties = ensureChild(root, 'properties', 3);
+    for (const property of elementsOf(properties)) if (previous.has(property.nodeName)) properties.removeChild(property);
+    const added = propertyXml.map((xml) => document.importNode(parse(xml), true) as Element);
+    for (const property of added) properties.appendChild(property);
+    if (tracker) actions.removeChild(tracker);
+    actions.appendChild(element(document, SCRIPTED_TRACKER, [['jobPropertyDescriptors', added.map((p) => p.nodeName)]]));
+    this.saved(item, root);
+  }
+
+  /** A pipeline job that can build; anything else is a mistake in the test. */
+  private buildable(fullName: string): SimItem {
+    const item = this.item(fullName);
+    if (!item || item.className !== 'org.jenkinsci.plugins.workflow.job.WorkflowJob') throw new Error(`no pipeline job ${fullName}`);
+    return item;
+  }
+
+  /**
+   * A job saved by Jenkins itself (Job.save, XmlFile.write): on every release the stored file is
+   * then XStream's form of the live object, not the text a client sent.
+   */
+  private saved(item: SimItem, root: Element): void {
+    item.xml = reserialize(root);
+  }
+
   /** The job names a view lists (ListView `jobNames/string`). */
   viewJobs(name: string): string[] | undefined {
     const view = this.views.get(name);
@@ -246,14 +378,14 @@ export class JenkinsSimulator {
       res.end(text);
     };
     try {
-      const answer = this.route(req, url, body);
+      const answer = await this.route(req, url, body);
       reply(answer.status, answer.body ?? '', answer.headers);
     } catch (error) {
       reply(500, `simulator failure: ${(error as Error).message}`);
     }
   }
 
-  private route(req: IncomingMessage, url: URL, body: Buffer): Answer {
+  private route(req: IncomingMessage, url: URL, body: Buffer): Answer | Promise<Answer> {
     const method = req.method ?? 'GET';
     // A proxy sending http to https, or a Jenkins at a context path (--prefix=/jenkins) reached
     // without it: a redirect to the same path at the other address.
@@ -262,6 +394,12 @@ export class JenkinsSimulator {
     }
     const authProblem = this.authenticate(req);
     if (authProblem) return authProblem;
+
+    const injected = this.failures.find((f) => f.method === method && f.path.test(url.pathname + url.search) && f.times !== 0);
+    if (injected) {
+      if (injected.times !== undefined) injected.times--;
+      return { status: injected.status, body: injected.body ?? `Injected failure ${injected.status}`, headers: injected.headers };
+    }
 
     // The crumb issuer (hudson.security.csrf.DefaultCrumbIssuer, /crumbIssuer/api/json). Since
     // Jenkins 2.186 (SECURITY-626) a crumb is only valid with the web session it was issued to,
@@ -274,7 +412,7 @@ export class JenkinsSimulator {
       this.sessions.set(session, crumb);
       return {
         status: 200,
-        body: JSON.stringify({ _class: 'hudson.security.csrf.DefaultCrumbIssuer', crumb, crumbRequestField: 'Jenkins-Crumb' }),
+        body: JSON.stringify({ _class: 'hudson.security.csrf.DefaultCrumbIssuer', crumb, crumbRequestField: this.crumbField }),
         headers: { 'content-type': 'application/json;charset=utf-8', 'set-cookie': `JSESSIONID.sim=${session}; Path=/; HttpOnly` },
       };
     }
@@ -283,12 +421,6 @@ export class JenkinsSimulator {
     // "No valid crumb was included in the request".
     if (method === 'POST' && this.options.csrf === 'strict' && !this.validCrumb(req)) {
       return { status: 403, body: 'No valid crumb was included in the request' };
-    }
-
-    const injected = this.failures.find((f) => f.method === method && f.path.test(url.pathname + url.search) && f.times !== 0);
-    if (injected) {
-      if (injected.times !== undefined) injected.times--;
-      return { status: injected.status, body: `Injected failure ${injected.status}`, headers: injected.headers };
     }
 
     if (url.pathname === '/api/json' && method === 'GET') return this.apiJson(url.searchParams.get('tree'));
@@ -310,13 +442,54 @@ export class JenkinsSimulator {
     // AbstractItem.doConfigDotXml: updateByXml(new StreamSource(req.getReader())).
     if (verb === 'config.xml' && method === 'POST') return this.updateItem(item, requestText(req, body));
     if (verb === 'build') return this.build(item, url.searchParams.get('token'), method);
-    if (verb === 'doDelete' && method === 'POST') {
-      const group = this.groupOf(path)!;
-      group.delete(entryOf(group, path[path.length - 1]!)![0]);
-      // AbstractItem.doDoDelete redirects to the parent after deleting.
-      return { status: 302, headers: { location: '/' } };
-    }
+    if (verb === 'doDelete' && method === 'POST') return this.deleteItem(path, item);
     return { status: 405, body: 'Method Not Allowed' };
+  }
+
+  /**
+   * A build of the job is running, and stops `stopsAfterMs` after it is interrupted (never when
+   * undefined), as a build that cleans up, or ignores the interrupt, does.
+   */
+  startRunningBuild(fullName: string, stopsAfterMs?: number): void {
+    const item = this.item(fullName);
+    if (!item) throw new Error(`no job ${fullName}`);
+    item.builds = (item.builds ?? 0) + 1;
+    item.running = { stopsAt: stopsAfterMs === undefined ? Number.POSITIVE_INFINITY : stopsAfterMs };
+  }
+
+  // AbstractItem.doDoDelete -> delete(): a second delete while one is under way is refused
+  // (ItemDeletion.register, Failure "is currently being deleted", 400). Running builds are
+  // interrupted and waited for, up to 15 s (`expiration = System.nanoTime() + 15 s`); builds still
+  // running then fail the delete (Failure AbstractItem_FailureToStopBuilds, 400) and the item
+  // stays. Otherwise the item and its folder go (performDelete), then getParent().onDeleted and
+  // ItemListener.fireOnDeleted, where ListView.Listener.onDeleted takes the item's name out of
+  // every list view (hudson.model.ListView). doDoDelete redirects to the parent's page
+  // (`rsp.sendRedirect2(req.getContextPath() + '/' + getParent().getUrl())`).
+  private async deleteItem(path: string[], item: SimItem): Promise<Answer> {
+    if (item.deleting) return { status: 400, body: `${path.join('/')} is currently being deleted` };
+    if (item.running) {
+      item.deleting = true;
+      const waited = Math.min(item.running.stopsAt, STOP_BUILDS_WAIT_MS);
+      await new Promise((resolve) => setTimeout(resolve, waited));
+      item.deleting = false;
+      if (item.running.stopsAt > STOP_BUILDS_WAIT_MS) return { status: 400, body: `Failed to stop 1 build(s) of ${path.join('/')}` };
+      item.running = undefined;
+    }
+    const group = this.groupOf(path)!;
+    group.delete(entryOf(group, path[path.length - 1]!)![0]);
+    const fullName = path.join('/');
+    const gone = [fullName, ...(item.children ? this.fullNames(item.children, `${fullName}/`) : [])].map((n) => n.toLowerCase());
+    for (const view of this.views.values()) {
+      if (view.className !== 'hudson.model.ListView') continue;
+      const root = parse(view.xml);
+      const names = Array.from(root.getElementsByTagName('jobNames'))[0];
+      const listed = elementsOf(names).filter((e) => e.nodeName === 'string' && gone.includes((e.textContent ?? '').toLowerCase()));
+      if (listed.length === 0) continue;
+      for (const entry of listed) names!.removeChild(entry);
+      view.xml = jenkinsXml(root.toString());
+    }
+    const parent = path.slice(0, -1).map((segment) => `job/${encodeURIComponent(segment)}/`).join('');
+    return { status: 302, headers: { location: `${this.url}/${parent}` } };
   }
 
   // Basic authentication with an API token (jenkins.security.BasicHeaderProcessor and
@@ -337,7 +510,8 @@ export class JenkinsSimulator {
 
   private validCrumb(req: IncomingMessage): boolean {
     const session = /JSESSIONID\.sim=([0-9a-f]+)/.exec(req.headers.cookie ?? '')?.[1];
-    const crumb = req.headers['jenkins-crumb'];
+    // CrumbFilter reads the header the issuer names (crumbIssuer.getCrumbRequestField()).
+    const crumb = req.headers[this.crumbField.toLowerCase()];
     return session !== undefined && crumb !== undefined && this.sessions.get(session) === crumb;
   }
 
@@ -481,6 +655,68 @@ function decode(body: Buffer, charset: string): string {
   return /^(iso-?8859-1|latin-?1)$/i.test(charset) ? body.toString('latin1') : new TextDecoder(charset).decode(body);
 }
 
+export interface DeclaredProperties {
+  /** `parameters { string(name: ..., defaultValue: ...) }`. */
+  parameters?: { name: string; defaultValue: string }[];
+  /** `triggers { cron(...) }` (hudson.triggers.TimerTrigger) or `pollSCM(...)` (SCMTrigger). */
+  triggers?: { className: string; spec: string }[];
+  /** `options { quietPeriod(n) }`. */
+  quietPeriod?: number;
+  /** Other `options` that are job properties, as XML (e.g. DisableConcurrentBuildsJobProperty). */
+  properties?: string[];
+}
+
+/** How long AbstractItem.delete waits for interrupted builds to stop. */
+export const STOP_BUILDS_WAIT_MS = 15_000;
+
+const TRIGGERS_PROPERTY = 'org.jenkinsci.plugins.workflow.job.properties.PipelineTriggersJobProperty';
+const PARAMETERS_PROPERTY = 'hudson.model.ParametersDefinitionProperty';
+const DECLARATIVE_ACTION = 'org.jenkinsci.plugins.pipeline.modeldefinition.actions.DeclarativeJobAction';
+const DECLARATIVE_TRACKER = 'org.jenkinsci.plugins.pipeline.modeldefinition.actions.DeclarativeJobPropertyTrackerAction';
+const SCRIPTED_TRACKER = 'org.jenkinsci.plugins.workflow.multibranch.JobPropertyTrackerAction';
+
+function elementsOf(parent: Element | undefined): Element[] {
+  return parent ? Array.from(parent.childNodes).filter((n): n is Element => n.nodeType === 1) : [];
+}
+
+function stringsOf(parent: Element | undefined): string[] {
+  return elementsOf(parent).filter((e) => e.nodeName === 'string').map((e) => e.textContent ?? '');
+}
+
+/** The child of that name, made at `position` among the element children when missing. */
+function ensureChild(root: Element, name: string, position: number): Element {
+  const found = childElement(root, name);
+  if (found) return found;
+  const made = root.ownerDocument!.createElement(name);
+  root.insertBefore(made, elementsOf(root)[position] ?? null);
+  return made;
+}
+
+function wrap(document: Document, name: string, inner: Element): Element {
+  const outer = document.createElement(name);
+  outer.appendChild(inner);
+  return outer;
+}
+
+/** `<name><field>text</field>...</name>`; a list field is a set of `<string>` (XStream's HashSet). */
+function element(document: Document, name: string, fields: [string, string | string[]][]): Element {
+  const made = document.createElement(name);
+  for (const [field, value] of fields) {
+    const child = document.createElement(field);
+    if (Array.isArray(value)) {
+      for (const text of [...value].sort()) child.appendChild(element(document, 'string', [])).appendChild(document.createTextNode(text));
+    } else child.appendChild(document.createTextNode(value));
+    made.appendChild(child);
+  }
+  return made;
+}
+
+// hudson.model.StringParameterDefinition: name and description (ParameterDefinition), then
+// defaultValue and trim.
+function stringParameter(document: Document, parameter: { name: string; defaultValue: string }): Element {
+  return element(document, 'hudson.model.StringParameterDefinition', [['name', parameter.name], ['defaultValue', parameter.defaultValue], ['trim', 'false']]);
+}
+
 function childElement(root: Element, name: string): Element | undefined {
   return Array.from(root.childNodes).find((n): n is Element => n.nodeType === 1 && n.nodeName === name);
 }
@@ -514,6 +750,8 @@ interface Field {
   name: string;
   /** The value XStream writes when the field holds its default (primitive fields). */
   default?: string;
+  /** A Java `int` (a failed conversion leaves 0) or `Integer` (leaves null: the field is not written). */
+  type?: 'int' | 'Integer';
 }
 
 // The persisted (non-transient) fields of the classes `repoadmin jobs` writes, in the order
@@ -524,7 +762,7 @@ const FIELDS: Record<string, Field[]> = {
   // src/main/java/org/jenkinsci/plugins/workflow/job/WorkflowJob.java).
   'org.jenkinsci.plugins.workflow.job.WorkflowJob': [
     { name: 'actions' }, { name: 'displayName' }, { name: 'description' }, { name: 'keepDependencies', default: 'false' },
-    { name: 'properties' }, { name: 'definition' }, { name: 'triggers' }, { name: 'quietPeriod' }, { name: 'authToken' },
+    { name: 'properties' }, { name: 'definition' }, { name: 'triggers' }, { name: 'quietPeriod', type: 'Integer' }, { name: 'authToken' },
     { name: 'concurrentBuild' }, { name: 'disabled', default: 'false' },
   ],
   // workflow-cps plugin, plugin/src/main/java/org/jenkinsci/plugins/workflow/cps/CpsScmFlowDefinition.java.
@@ -536,14 +774,14 @@ const FIELDS: Record<string, Field[]> = {
   ],
   // core, src/main/java/hudson/tasks/LogRotator.java: removeLastBuild since 2.474.
   'hudson.tasks.LogRotator': [
-    { name: 'daysToKeep', default: '-1' }, { name: 'numToKeep', default: '-1' }, { name: 'artifactDaysToKeep' },
-    { name: 'artifactNumToKeep' }, { name: 'removeLastBuild', default: 'false' },
+    { name: 'daysToKeep', default: '-1', type: 'int' }, { name: 'numToKeep', default: '-1', type: 'int' }, { name: 'artifactDaysToKeep', type: 'Integer' },
+    { name: 'artifactNumToKeep', type: 'Integer' }, { name: 'removeLastBuild', default: 'false' },
   ],
   // core, hudson/triggers/Trigger.java and SCMTrigger.java.
   'hudson.triggers.SCMTrigger': [{ name: 'spec' }, { name: 'ignorePostCommitHooks', default: 'false' }],
   // cloudbees-folder plugin, .../folder/computed/DefaultOrphanedItemStrategy.java.
   'com.cloudbees.hudson.plugins.folder.computed.DefaultOrphanedItemStrategy': [
-    { name: 'pruneDeadBranches', default: 'false' }, { name: 'daysToKeep', default: '-1' }, { name: 'numToKeep', default: '-1' },
+    { name: 'pruneDeadBranches', default: 'false' }, { name: 'daysToKeep', default: '-1', type: 'int' }, { name: 'numToKeep', default: '-1', type: 'int' },
     { name: 'abortBuilds', default: 'false' },
   ],
   // cloudbees-folder plugin, .../folder/health/WorstChildHealthMetric.java.
@@ -551,14 +789,60 @@ const FIELDS: Record<string, Field[]> = {
 };
 
 /**
+ * XStream's IntConverter.fromString (com.thoughtworks.xstream.converters.basic): Long.decode, then
+ * anything from Integer.MIN_VALUE to 0xFFFFFFFF is cast to int, so 2^31..2^32-1 wrap to negative
+ * numbers; beyond that (or beyond a long) a NumberFormatException, which Jenkins'
+ * RobustReflectionConverter logs and skips, leaving the field as the object was allocated: 0 for
+ * an int, null for an Integer. Jenkins answers 200 either way.
+ */
+export function xstreamInt(text: string): number | undefined {
+  const trimmed = text.trim();
+  if (!/^[-+]?(0x[0-9a-f]+|#[0-9a-f]+|\d+)$/i.test(trimmed)) return undefined;
+  const negative = trimmed.startsWith('-');
+  const digits = trimmed.replace(/^[-+]/, '');
+  const magnitude = /^(0x|#)/i.test(digits) ? BigInt(`0x${digits.replace(/^(0x|#)/i, '')}`) : digits.length > 1 && digits.startsWith('0') ? BigInt(`0o${digits.slice(1)}`) : BigInt(digits);
+  const value = negative ? -magnitude : magnitude;
+  if (value > 0x7fffffffffffffffn || value < -0x8000000000000000n) return undefined;
+  if (value < -0x80000000n || value > 0xffffffffn) return undefined;
+  return Number(BigInt.asIntN(32, value));
+}
+
+/**
+ * hudson.triggers.Trigger.readResolve parses `spec` with CronTabList.create; a spec its lexer
+ * (hudson/scheduler/crontab.g) cannot read throws, and XStream's RobustCollectionConverter drops
+ * that trigger from the list while the job is saved with 200. The lexer reads digits, letters
+ * (H, the @ aliases), `* - / , ( ) @`, spaces and tabs; a `#` line is a comment and a first
+ * `TZ=` line names the zone.
+ */
+function cronLexerAccepts(spec: string): boolean {
+  const lines = spec.split(/\r?\n/).map((line) => line.replace(/^[\u0000-\u0020]+|[\u0000-\u0020]+$/g, ''));
+  return lines.every((line, index) => line.startsWith('#') || (index === 0 && line.startsWith('TZ=')) || /^[0-9A-Za-z*\-/,()@ \t]*$/.test(line));
+}
+
+/**
  * A config as current Jenkins writes the live object: the fields of the classes in FIELDS in
- * their order, with their defaults. Elements of other classes keep their order (the simulator
+ * their order, with their defaults, integer fields as XStream read them, and triggers whose spec
+ * Jenkins could not parse left out. Elements of other classes keep their order (the simulator
  * does not know their fields).
  */
 function reserialize(root: Element): string {
   const visit = (element: Element, className: string | undefined) => {
+    if (element.nodeName === 'triggers') {
+      for (const trigger of elementsOf(element)) {
+        const spec = childElement(trigger, 'spec');
+        if (spec && !cronLexerAccepts(spec.textContent ?? '')) element.removeChild(trigger);
+      }
+    }
     const fields = className ? FIELDS[className] : undefined;
     if (fields) {
+      for (const field of fields.filter((f) => f.type)) {
+        const held = childElement(element, field.name);
+        if (!held) continue;
+        const value = xstreamInt(held.textContent ?? '');
+        if (value !== undefined) held.textContent = String(value);
+        else if (field.type === 'int') held.textContent = '0';
+        else element.removeChild(held);
+      }
       const document = element.ownerDocument!;
       for (const field of fields) {
         if (field.default !== undefined && !childElement(element, field.name)) {

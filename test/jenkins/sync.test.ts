@@ -115,6 +115,18 @@ describe('jobs apply and diff against Jenkins', () => {
     expect(jenkins.item('report')?.xml).toContain('<scriptPath>ci/report.Jenkinsfile</scriptPath>');
   });
 
+  // Mutation this catches: report.ts not counting deletions as changes (diff then exits 0).
+  it('exits 6 from diff when the only changes are deletions', async () => {
+    const content = base();
+    await run('apply', await file(content));
+    content.pipelineJobs.splice(2, 1);
+    const diff = await run('diff', await file(content));
+    expect(diff.stdout).toContain('- delete job report');
+    expect(diff.stdout).not.toMatch(/^[+~] /m);
+    expect(diff.code).toBe(6);
+    expect((await run('apply', await file(content), '--dry-run')).code).toBe(6);
+  });
+
   it('deletes a job removed from the file, leaving hand-made jobs and other sources alone', async () => {
     jenkins.seed('handmade', owned('made by hand'));
     jenkins.seed('other-team', owned('theirs\n&lt;!-- managed by repoadmin; source: other.json@git.example.com/other --&gt;'));
@@ -126,6 +138,15 @@ describe('jobs apply and diff against Jenkins', () => {
     expect(apply.stdout).toContain('deleted job report');
     expect(apply.stdout).toContain('deleted view Reports');
     expect(jenkins.fullNames().sort()).toEqual(['build', 'handmade', 'other-team', 'team', 'team/app', 'team/deploy']);
+  });
+
+  // SCMTrigger with no schedule: Jenkins polls only when a post-commit hook (the git plugin's
+  // notifyCommit) asks, which is how webhook-only polling is configured.
+  it('takes an empty polling spec: an SCM trigger without a schedule, settled on the next apply', async () => {
+    const content = { pipelineJobs: [pipelineJob('hooked', { git: { repositoryId: 'hooked', repositoryUrl: 'https://git.example.com/team/hooked.git', repositoryTrigger: '' } })] };
+    expect((await run('apply', await file(content))).code).toBe(0);
+    expect(jenkins.item('hooked')?.xml).toMatch(/<hudson\.triggers\.SCMTrigger>\s*<spec\s*\/?>(<\/spec>)?/);
+    expect(await run('apply', await file(content))).toMatchObject({ code: 0, stdout: 'summary: 1 unchanged, 0 failed\n' });
   });
 
   it('finds a job as deep as a name may go again on the next apply', async () => {
@@ -160,7 +181,7 @@ describe('jobs apply and diff against Jenkins', () => {
     jenkins.seed('report', legacy('report'));
     const rewrite = await run('apply', await file(), '--yes');
     expect(rewrite.stdout).toContain('updated job report');
-    expect(jenkins.item('report')?.xml).toContain(`source: ${SOURCE}; item: report --&gt;`);
+    expect(jenkins.item('report')?.xml).toContain(`Managed by repoadmin from ${SOURCE} (item report): edits made in Jenkins are overwritten by the next apply.`);
   });
 
   // Jenkins item names ignore case: `Report` in the file is the job `report` Jenkins holds.
@@ -275,7 +296,7 @@ describe('jobs apply and diff against Jenkins', () => {
 
     const adopted = await run('apply', path, '--adopt');
     expect(adopted.code).toBe(0);
-    expect(jenkins.item('build')?.xml).toContain(`source: ${SOURCE}`);
+    expect(jenkins.item('build')?.xml).toContain(`Managed by repoadmin from ${SOURCE} (item build)`);
     expect(jenkins.viewJobs('Builds')).toContain('build');
   });
 
@@ -294,10 +315,16 @@ describe('jobs apply and diff against Jenkins', () => {
     const offTerminal = await run('apply', path, '--replace');
     expect(offTerminal.code).toBe(2);
 
+    const plan = await run('diff', path, '--replace');
+    expect(plan.stdout).toContain('~ update view Reports (posted again: Jenkins drops report from it when replacing)');
+
     const replaced = await run('apply', path, '--replace', '--yes');
     expect(replaced.code).toBe(0);
     expect(replaced.stdout).toContain('replaced job report');
     expect(jenkins.item('report')?.className).toBe('org.jenkinsci.plugins.workflow.multibranch.WorkflowMultiBranchProject');
+    // Jenkins took the deleted job out of its view (ListView.Listener.onDeleted); the view was posted again.
+    expect(jenkins.viewJobs('Reports')).toEqual(['report']);
+    expect((await run('diff', path)).code).toBe(0);
   });
 
   it('keeps the views of a job refused for its type: a refusal deletes nothing', async () => {
@@ -392,6 +419,17 @@ describe('jobs apply and diff against Jenkins', () => {
     expect(jenkins.log.find((r) => r.path === '/crumbIssuer/api/json')?.status).toBe(404);
   });
 
+  // Mutation this catches: a hard-coded `Jenkins-Crumb` header instead of the issuer's crumbRequestField.
+  it('sends the crumb in the header the crumb issuer names, not a fixed one', async () => {
+    await jenkins.stop();
+    jenkins = await startJenkins({ csrf: 'strict', users: { [USER]: TOKEN }, crumbRequestField: '.crumb' });
+    const apply = await run('apply', await file());
+    expect(apply.stderr).toBe('');
+    expect(apply.code).toBe(0);
+    expect(jenkins.fullNames()).toContain('team/deploy');
+    expect(jenkins.posts().every((r) => r.status < 400)).toBe(true);
+  });
+
   it('maps Jenkins failures to the exit codes of docs/cli.md', async () => {
     const path = await file();
     const wrongToken = await repoadmin(['jobs', 'diff', path], { env: { ...jenkinsEnv(jenkins), JENKINS_API_TOKEN: 'wrong' } });
@@ -402,6 +440,15 @@ describe('jobs apply and diff against Jenkins', () => {
     const noUrl = await repoadmin(['jobs', 'diff', path], { env: {} });
     expect(noUrl.code).toBe(2);
     expect(noUrl.stderr).toContain('JENKINS_URL');
+
+    // The shared HTTP core: a TLS failure says what it means, and REPOADMIN_TIMEOUT is checked.
+    const tls = await repoadmin(['jobs', 'diff', path], { env: { ...jenkinsEnv(jenkins), JENKINS_URL: jenkins.url.replace('http:', 'https:') } });
+    expect(tls.code).toBe(5);
+    expect(tls.stderr).toMatch(/cannot reach Jenkins at https:\/\/127\.0\.0\.1:\d+ \((EPROTO|ERR_SSL_WRONG_VERSION_NUMBER)\): no TLS on the other side/);
+
+    const badTimeout = await repoadmin(['jobs', 'diff', path], { env: { ...jenkinsEnv(jenkins), REPOADMIN_TIMEOUT: 'soon' } });
+    expect(badTimeout.code).toBe(2);
+    expect(badTimeout.stderr).toContain('REPOADMIN_TIMEOUT must be a number of seconds');
 
     const url = jenkins.url;
     await jenkins.stop();

@@ -95,3 +95,70 @@ describe('the embedded database folder', { timeout: FIRST_START_TESTS_MS }, () =
     if (asNobody) expect(nobodyCanRead(path.join(dataDir, 'PG_VERSION'))).toBe(false);
   });
 });
+
+describe('a first start without a first password', () => {
+  it('stops, naming REPO_MAN_ADMIN_PASSWORD, when REPO_MAN_REQUIRE_ADMIN_PASSWORD is true (as in the image)', async () => {
+    const config = { ...loadConfig([], { REPO_MAN_REQUIRE_ADMIN_PASSWORD: 'true', REPO_MAN_DATA_DIR: 'memory://' }), bcryptCost: 4 };
+    const database = await openDatabase(config.db);
+    try {
+      await expect(prepareDatabase(database.db, config, createPasswords(4))).rejects.toThrow(
+        /first start: set REPO_MAN_ADMIN_PASSWORD \(or REPO_MAN_ADMIN_PASSWORD_FILE/,
+      );
+      expect(await database.db('users').count({ n: '*' })).toEqual([{ n: 0 }]);
+      // With one, the same start goes on.
+      await prepareDatabase(database.db, { ...config, adminPassword: 'image-admin-pw' }, createPasswords(4));
+      expect(await database.db('users').pluck('username')).toEqual(['admin']);
+    } finally {
+      await database.close();
+    }
+  });
+});
+
+describe('a first start interrupted', { timeout: FIRST_START_TESTS_MS }, () => {
+  it('during initdb leaves nothing the next start cannot redo', async () => {
+    const dataDir = path.join(tempDir(), 'data');
+    // What a start killed while initdb worked leaves: a half-made database beside the lock.
+    fs.mkdirSync(path.join(dataDir, '.repoadmin-initdb', 'new', 'base'), { recursive: true });
+    fs.writeFileSync(path.join(dataDir, '.repoadmin-initdb', 'new', 'postgresql.conf'), 'half');
+    await firstStart(dataDir);
+    expect(fs.existsSync(path.join(dataDir, 'PG_VERSION'))).toBe(true);
+    expect(fs.existsSync(path.join(dataDir, '.repoadmin-initdb'))).toBe(false);
+  });
+
+  it('while moving the new database into place is finished by the next start, with nothing lost', async () => {
+    const dataDir = path.join(tempDir(), 'data');
+    await firstStart(dataDir);
+    // Back to the middle of the move: part of the database still in "done", PG_VERSION among it.
+    const done = path.join(dataDir, '.repoadmin-initdb', 'done');
+    fs.mkdirSync(done, { recursive: true });
+    const entries = fs.readdirSync(dataDir).filter((e) => e !== 'repoadmin.lock' && e !== '.repoadmin-initdb').sort();
+    for (const entry of entries.slice(0, Math.ceil(entries.length / 2)).concat('PG_VERSION')) {
+      if (fs.existsSync(path.join(dataDir, entry))) fs.renameSync(path.join(dataDir, entry), path.join(done, entry));
+    }
+    expect(fs.existsSync(path.join(dataDir, 'PG_VERSION'))).toBe(false);
+
+    const config = { ...loadConfig([], { REPO_MAN_ADMIN_PASSWORD: 'folder-admin-pw' }), bcryptCost: 4 };
+    const database = await openDatabase({ ...config.db, dataDir });
+    try {
+      expect(await database.db('versions').count({ n: '*' })).toEqual([{ n: 1 }]);
+    } finally {
+      await database.close();
+    }
+    expect(fs.existsSync(path.join(dataDir, '.repoadmin-initdb'))).toBe(false);
+  });
+});
+
+describe('a data folder that cannot be one', () => {
+  it('is named with the setting to fix', async () => {
+    const file = path.join(tempDir(), 'data');
+    fs.writeFileSync(file, 'not a folder');
+    const config = loadConfig([], { REPO_MAN_DATA_DIR: file });
+    await expect(openDatabase(config.db)).rejects.toThrow(
+      `the embedded database folder ${file} is a file (or a path through a file), not a folder`,
+    );
+    await expect(openDatabase({ ...config.db, dataDir: path.join(file, 'below') })).rejects.toMatchObject({
+      code: 'usage',
+      message: expect.stringContaining('--repoadmin_data_dir / REPO_MAN_DATA_DIR'),
+    });
+  });
+});

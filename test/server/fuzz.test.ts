@@ -184,4 +184,14 @@ describe.each(dbKinds())('fuzzing every route on %s', (kind) => {
       { seed: SEED, numRuns: RUNS },
     );
   }, 60_000);
+
+  it('answers a 70 KB request head with 431 every time, the whole request sent (never a reset)', async () => {
+    const long = 'x'.repeat(70_000);
+    for (let i = 0; i < 20; i++) {
+      const res = await send(server.url, { method: 'GET', path: `/v1/search?groupId=${long}`, headers: {} });
+      expect(res).toEqual({ status: 431, type: '', text: '' });
+      const withBody = await send(server.url, { method: 'POST', path: '/v1/versions', headers: { 'X-Long': long, 'Content-Length': '2' }, body: '{}' });
+      expect(withBody.status).toBe(431);
+    }
+  }, 60_000);
 });

@@ -39,6 +39,27 @@ describe.each(dbKinds())('odd input on %s', (kind) => {
     expect(res.body.errors).toEqual([{ path, message: 'must not contain NUL characters' }]);
   });
 
+  it.each([
+    ['projectName', record({ projectName: 'o\tdd' })],
+    ['branch', record({ branch: 'main\n' })],
+    ['artifact.groupId', record({}, { groupId: 'org\u001b[31m' })],
+    ['artifact.artifactId', record({}, { artifactId: 'a\u007f' })],
+    ['artifact.version', record({}, { version: '1.0\u0085' })],
+    ['type', record({ type: 'LIB\rRARY' })],
+  ])('rejects a control character in %s of a publish with 400', async (path, body) => {
+    const res = await publish(body);
+    expect(res.status).toBe(400);
+    expect(res.body.errors).toEqual([{ path, message: 'must not contain control characters (tab, line break, escape and the like)' }]);
+  });
+
+  it('keeps the line breaks and tabs of a description', async () => {
+    const description = '# Notes\r\n\n- one\n\tindented';
+    const res = await publish(record({ description }));
+    expect(res.status, JSON.stringify(res.body)).toBeLessThan(300);
+    const found = await server.request('GET', `/v1/repositories/${res.body.uid}`);
+    expect(found.body.description).toBe(description);
+  });
+
   it('rejects a NUL character in search filters, latest and login with 400', async () => {
     const flat = await search({ groupId: 'org\u0000odd' });
     expect(flat.status).toBe(400);

@@ -58,14 +58,17 @@ describe('the server process', () => {
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    // Still starting, with the child that creates the embedded database running (its arguments name the folder).
+    const childOfDir = () => execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' }).includes(dir);
+    await expect.poll(childOfDir, { timeout: 60_000, interval: 20 }).toBe(true);
+    expect(stderr).not.toContain('listening on');
     child.kill('SIGTERM');
     const code = await Promise.race([exited, new Promise((resolve) => setTimeout(() => resolve('still running'), 10_000))]);
     if (code === 'still running') child.kill('SIGKILL');
     expect(code, stderr).toBe(143);
     expect(stderr).toContain('SIGTERM while starting: stopping before the server was ready');
     // The database-creating child went with it.
-    await expect.poll(() => execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' }).includes(dir), { timeout: 5_000 }).toBe(false);
+    await expect.poll(childOfDir, { timeout: 5_000 }).toBe(false);
   }, SERVER_TEST_MS);
 
   it('starts again after a SIGKILL, and tokens survive the restart (the secret is stored)', async () => {

@@ -336,6 +336,17 @@ describe.each(dbKinds())('repositories on %s', (kind) => {
       expect(versionsOf(res)).toEqual(['0.2', '0.1', '3.0.0', '1.2.0-SNAPSHOT', '1.1.0', '1.0.0']);
     });
 
+    it('sorts by repositoryUrl with the records without one last, in both directions (docs/api.md)', async () => {
+      const urls: [string, string | undefined][] = [['1', 'https://git.acme.test/b.git'], ['2', undefined], ['3', 'https://git.acme.test/a.git'], ['4', undefined]];
+      for (const [minute, repositoryUrl] of urls) {
+        const res = await publish(record({ repositoryUrl, creationDate: `2021-01-01T00:0${minute}:00Z` }, { groupId: 'nulls', version: minute }));
+        expect(res.status).toBe(201);
+      }
+      // Equal (absent) URLs fall back to the default order: newest creationDate first.
+      expect(versionsOf(await search({ groupId: 'nulls' }, '?sortField=repositoryUrl&sortDirection=ASC'))).toEqual(['3', '1', '4', '2']);
+      expect(versionsOf(await search({ groupId: 'nulls' }, '?sortField=repositoryUrl&sortDirection=DESC'))).toEqual(['1', '3', '4', '2']);
+    });
+
     it('sorts the version fixture of docs/api.md in exactly its order, equal versions by the default order', async () => {
       const fixture = [
         '1.0.0-alpha', '1.0.0-alpha.1', '1.0.0-beta', '1.0.0-beta.2', '1.0.0-beta.11', '1.0.0-M1', '1.0.0-rc.1',

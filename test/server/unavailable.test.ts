@@ -19,6 +19,6 @@ describe.each(dbKinds())('database gone on %s', (kind) => {
     }
     expect((await server.request('GET', '/health')).status).toBe(200);
     expect(server.logs.some((l) => l.includes('"level":50'))).toBe(true);
-    await server.close().catch(() => {});
+    await server.close();
   });
 });

@@ -57,6 +57,16 @@ function cli(args: string[], input?: string): Promise<RunResult> {
   });
 }
 
+/**
+ * Whether the server has read everything a client's connection sent it: its end of the connection
+ * holds nothing unread (ss, Recv-Q 0). Then it has accepted the connection and parsed the headers.
+ */
+async function serverHasRead(serverPort: number, clientPort: number): Promise<boolean> {
+  const { stdout } = await promisify(execFile)('ss', ['-Htn', 'state', 'established', `( sport = :${serverPort} and dport = :${clientPort} )`]);
+  const line = stdout.trim();
+  return line !== '' && line.split(/\s+/)[0] === '0';
+}
+
 function waitFor(check: () => RegExpExecArray | null, what: string, ms: number): Promise<RegExpExecArray> {
   return new Promise((resolve, reject) => {
     const started = Date.now();
@@ -190,11 +200,11 @@ describe('the archive', () => {
     let answer = '';
     socket.on('data', (d) => (answer += d));
     const closed = new Promise((resolve) => socket.once('close', resolve));
-    // Headers and half the body: the server is now reading the request.
+    // Headers and half the body; once the server has read them, it is reading the request.
     socket.write(
       `POST /v1/repositories/search HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body.slice(0, 10)}`,
     );
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await expect.poll(() => serverHasRead(Number(new URL(url).port), socket.localPort!), { timeout: 10_000, interval: 20 }).toBe(true);
 
     const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>((resolve) =>
       server!.once('exit', (code, signal) => resolve({ code, signal, at: Date.now() })),

@@ -5,9 +5,9 @@ import { AppError } from '../../../common/errors.js';
 import { canPrompt, type Deps } from '../../deps.js';
 import type { Report } from '../../output/index.js';
 import { executePlan } from '../../jenkins/execute.js';
-import { applyReport, planLine, planReport, resultLine } from '../../jenkins/report.js';
+import { applyReport, planLine, resultLine } from '../../jenkins/report.js';
 import { action } from '../support.js';
-import { planSyncOptions, syncCommand, syncOptions, type SyncFlags, type SyncOptions } from './shared.js';
+import { applyFailure, diffOutcome, planSyncOptions, syncCommand, syncOptions, type SyncFlags, type SyncOptions } from './shared.js';
 
 export interface ApplyOptions extends SyncOptions {
   dryRun: boolean;
@@ -32,7 +32,7 @@ export function applyCommand(deps: Deps, run = runApply): Command {
 
 export async function runApply(options: ApplyOptions, deps: Pick<Deps, 'env' | 'io' | 'prompter' | 'settings'>): Promise<Report> {
   const { plan, client } = await planSyncOptions(options, deps);
-  if (options.dryRun) return planReport(plan);
+  if (options.dryRun) return diffOutcome(plan);
   if (plan.emptyGuard) throw new AppError('validation', `refusing to apply: ${plan.emptyGuard}`);
   const deletions = plan.items.filter((item) => item.action === 'delete' || item.action === 'replace');
   if (deletions.length > 0 && !options.yes) {
@@ -49,6 +49,11 @@ export async function runApply(options: ApplyOptions, deps: Pick<Deps, 'env' | '
   const results = await executePlan(plan, client, {
     concurrency: options.concurrency,
     onProgress: progress ? (done, total, result) => deps.io.err(`[${done}/${total}] ${resultLine(result)}`) : undefined,
+    // Said on any stream (not only a terminal): a seed job's log then explains a long step.
+    onWaiting: deps.settings.quiet || deps.settings.json
+      ? undefined
+      : (item) => deps.io.err(`waiting for Jenkins to delete job ${item.name}: it stops the job's running builds first (up to 15 s), then removes its builds`),
   });
-  return applyReport(plan, results);
+  const failure = applyFailure(results);
+  return { ...applyReport(plan, results), ...(failure ? { failure } : {}) };
 }

@@ -3,9 +3,8 @@
 import type { Command } from 'commander';
 import type { Deps } from '../../deps.js';
 import type { Report } from '../../output/index.js';
-import { planReport } from '../../jenkins/report.js';
 import { action } from '../support.js';
-import { planSyncOptions, syncCommand, syncOptions, type SyncFlags, type SyncOptions } from './shared.js';
+import { diffOutcome, planSyncOptions, syncCommand, syncOptions, type SyncFlags, type SyncOptions } from './shared.js';
 
 export function diffCommand(deps: Deps, run = runDiff): Command {
   return syncCommand('diff', 'show what apply would change in Jenkins')
@@ -19,5 +18,5 @@ export function diffCommand(deps: Deps, run = runDiff): Command {
 }
 
 export async function runDiff(options: SyncOptions, deps: Pick<Deps, 'env' | 'io'>): Promise<Report> {
-  return planReport((await planSyncOptions(options, deps)).plan);
+  return diffOutcome((await planSyncOptions(options, deps)).plan);
 }

@@ -2,8 +2,13 @@
 // and the sync flags of diff and apply (diff shows what apply with the same flags would do).
 import { Command } from 'commander';
 import { AppError } from '../../../common/errors.js';
+import { timeoutFrom } from '../../api/client.js';
 import type { Deps } from '../../deps.js';
 import type { JenkinsConnection } from '../../jenkins/client.js';
+import type { ItemResult } from '../../jenkins/execute.js';
+import { planReport } from '../../jenkins/report.js';
+import type { Plan } from '../../jenkins/plan.js';
+import type { Report } from '../../output/index.js';
 import type { FileInput } from '../../jenkins/load.js';
 import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY, planFromFile, type Planned } from '../../jenkins/sync.js';
 import { wholeNumber } from '../support.js';
@@ -105,6 +110,25 @@ export async function jenkinsConnection(flags: JenkinsFlags, deps: Pick<Deps, 'e
   if (flags.jenkinsTokenStdin && !token) throw new AppError('usage', '--jenkins-token-stdin: standard input was empty');
   if (token && !user) throw new AppError('usage', 'an API token needs a user: pass --jenkins-user or set JENKINS_USER');
   if (user && !token) throw new AppError('usage', `no API token for ${user}: set JENKINS_API_TOKEN or pass --jenkins-token-stdin`);
-  return { url, user, token };
+  return { url, user, token, timeoutMs: timeoutFrom(deps.env) };
 }
 
+
+/**
+ * `jobs diff` (and `apply --dry-run`): the plan's report, failing with exit 1 when items would be
+ * refused and 6 when changes (deletions included) are pending (docs/jobs.md, "Commands").
+ */
+export function diffOutcome(plan: Plan): Report {
+  const report = planReport(plan);
+  const refused = report.json.counts.refuse;
+  if (refused > 0) return { ...report, failure: new AppError('failed', `${refused} item${refused === 1 ? '' : 's'} would be refused (see "! refused" above)`) };
+  return report.json.changes ? { ...report, failure: new AppError('changes_pending', '') } : report;
+}
+
+/** `jobs apply`: exit 1 when any item failed or was refused. */
+export function applyFailure(results: ItemResult[]): AppError | undefined {
+  const failed = results.filter((r) => !r.ok);
+  if (failed.length === 0) return undefined;
+  const what = failed.map((r) => `${r.item.kind} ${r.item.name}`).join(', ');
+  return new AppError('failed', `${failed.length} of ${results.length} items failed: ${what}`);
+}

@@ -21,7 +21,9 @@ describe('runLogin', () => {
     expect(api.calls).toEqual([{ name: 'generateToken', args: [{ username: 'admin', password: 's3cret-pass' }, SERVER] }]);
     expect(deps.config.data()).toEqual({
       current: SERVER,
-      servers: { [SERVER]: { url: SERVER, username: 'admin', userId: answer.userId, token: answer.token, expiresAt: answer.expiresAt } },
+      servers: {
+        [SERVER]: { url: SERVER, username: 'admin', userId: answer.userId, token: answer.token, expiresAt: answer.expiresAt, projectName: null, role: 'ROLE_ADMIN' },
+      },
     });
     expect(report.json).toEqual({ url: SERVER, username: 'admin' });
     expect(report.notes?.join('\n')).not.toContain('s3cret-pass');

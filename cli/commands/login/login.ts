@@ -6,6 +6,7 @@ import { isProjectToken } from '../../../common/schemas/tokens.js';
 import { tokenClaims } from '../../api/session.js';
 import { normalizeUrl } from '../../config/url.js';
 import { canPrompt, type Deps } from '../../deps.js';
+import { cliInvocation } from '../../invocation.js';
 import type { Report } from '../../output/index.js';
 import { action, example, passwordFromStdin, valueOrAsk } from '../support.js';
 
@@ -81,12 +82,20 @@ export async function runLogin(opts: LoginOptions, deps: LoginDeps): Promise<Rep
   });
   const password = await loginPassword(opts, deps, username);
   const answer = await deps.api.generateToken({ username, password }, url);
-  await deps.config.save({ url, username: answer.username, userId: answer.userId, token: answer.token, expiresAt: answer.expiresAt });
+  await deps.config.save({
+    url,
+    username: answer.username,
+    userId: answer.userId,
+    token: answer.token,
+    expiresAt: answer.expiresAt,
+    projectName: answer.projectName,
+    role: answer.role,
+  });
 
   const project = answer.projectName ? `, project ${answer.projectName}` : '';
   const notes = [`Logged in to ${url} as ${answer.username} (${answer.role}${project}); the token is valid until ${answer.expiresAt}.`];
   if (answer.mustChangePassword) {
-    notes.push(`The password of ${answer.username} must be changed before anything else works: run repoadmin user passwd`);
+    notes.push(`The password of ${answer.username} must be changed before anything else works: run ${cliInvocation(deps.env, process.argv[1] ?? 'repoadmin', process.cwd())} user passwd`);
   }
   return { json: { url, username: answer.username }, notes };
 }
@@ -100,7 +109,7 @@ async function loginWithToken(deps: LoginDeps): Promise<Report> {
   const me = await deps.api.meWithToken(token, url);
   const exp = isProjectToken(token) ? undefined : tokenClaims(token).exp;
   const expiresAt = typeof exp === 'number' ? new Date(exp * 1000).toISOString() : null;
-  await deps.config.save({ url, username: me.username, userId: me.userId, token, expiresAt });
+  await deps.config.save({ url, username: me.username, userId: me.userId, token, expiresAt, projectName: me.projectName, role: me.role });
   const kind = isProjectToken(token) ? 'a project token' : 'a session token';
   const project = me.projectName ? `, project ${me.projectName}` : '';
   return {

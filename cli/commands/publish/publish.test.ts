@@ -2,7 +2,7 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { credentials, fakeApi, fakeDeps } from '../../../test/cli/fakes.js';
+import { fakeApi, fakeDeps } from '../../../test/cli/fakes.js';
 import { withoutUserInfo } from '../../../common/urls.js';
 import { branchFromEnv, repositoryUrlFromEnv } from './environment.js';
 import { runPublish } from './publish.js';
@@ -32,8 +32,7 @@ describe('build server environment', () => {
 describe('runPublish', () => {
   it('fills branch, address, project and date, and prints the uid', async () => {
     const api = fakeApi({
-      credentials: async () => credentials({ source: 'env' }),
-      me: async () => ({ userId: 'u', username: 'ci-shop', projectName: 'shop', role: 'ROLE_USER', mustChangePassword: false }),
+      projectName: async () => 'shop',
       publish: async () => ({ _status: true, uid: UID, created: true }),
     });
     const env = { GIT_BRANCH: 'origin/main', GIT_URL: 'https://ci:tok@git.example.com/acme/app.git' };
@@ -52,21 +51,20 @@ describe('runPublish', () => {
     expect(report.notes?.[0]).toBe('Created com.acme:app:1.2.3 (project shop, branch main, marked latest).');
   });
 
-  it('uses the project known from a login on the fly without asking the server', async () => {
+  it("asks for the user's project only when neither a flag nor the record file names one", async () => {
     const api = fakeApi({
-      credentials: async () => credentials({ source: 'login', projectName: 'shop' }),
+      projectName: async () => 'shop',
       publish: async () => ({ _status: true, uid: UID, created: false }),
     });
     const report = await runPublish({ ...coordinates, branch: 'main' }, fakeDeps({ api }));
-    expect(api.calls.map((c) => c.name)).toEqual(['credentials', 'publish']);
-    expect(report.notes?.[0]).toMatch(/^Updated/);
+    expect(api.calls.map((c) => c.name)).toEqual(['projectName', 'publish']);
+    expect(report.notes?.[0]).toMatch(/^Updated com.acme:app:1.2.3 \(project shop,/);
+    await runPublish({ ...coordinates, branch: 'main', project: 'given' }, fakeDeps({ api }));
+    expect(api.calls.map((c) => c.name)).toEqual(['projectName', 'publish', 'publish']);
   });
 
   it('an administrator must pass --project', async () => {
-    const api = fakeApi({
-      credentials: async () => credentials(),
-      me: async () => ({ userId: 'u', username: 'admin', projectName: null, role: 'ROLE_ADMIN', mustChangePassword: false }),
-    });
+    const api = fakeApi({ projectName: async () => null });
     await expect(runPublish({ ...coordinates, branch: 'main' }, fakeDeps({ api }))).rejects.toMatchObject({ code: 'usage', message: expect.stringContaining('--project') });
   });
 

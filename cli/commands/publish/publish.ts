@@ -1,4 +1,4 @@
-// `repoadmin publish`: stores a version record, filling branch, address and project from the pipeline.
+// `repoadmin publish`: publishes a version record, filling branch, address and project from the pipeline.
 import { readFile } from 'node:fs/promises';
 import { Command } from 'commander';
 import { formatCreationDate, parseCreationDate } from '../../../common/dates.js';
@@ -33,7 +33,7 @@ export function publishCommand(deps: Deps, run = runPublish): Command {
     // One paragraph each: commander wraps them to the terminal's width.
     .description(
       [
-        'Publish a version. Branch, repository address and project come from the build server when not given: ' +
+        'Publish a version record. Branch, repository address and project come from the build server when not given: ' +
           'the branch from BRANCH_NAME, GIT_BRANCH, CI_COMMIT_REF_NAME or GITHUB_REF_NAME; the address from GIT_URL, ' +
           'CI_PROJECT_URL or GITHUB_SERVER_URL/GITHUB_REPOSITORY; the project from the logged-in user.',
         'Publishing the same coordinates again replaces the record. Prints the record uid.',
@@ -180,10 +180,9 @@ function checkDescriptionSize(description: string | undefined, label: string): v
   );
 }
 
-/** The project of the token's user: known from a login on the fly, else `GET /v1/users/me`. */
+/** The project of the token's user, when no flag or record file names one. */
 async function projectOfUser(deps: Pick<Deps, 'api'>): Promise<string> {
-  const creds = await deps.api.credentials();
-  const projectName = creds.projectName !== undefined ? creds.projectName : (await deps.api.me()).projectName;
+  const projectName = await deps.api.projectName();
   if (!projectName) throw new AppError('usage', 'missing --project: an administrator has no project of its own');
   return projectName;
 }

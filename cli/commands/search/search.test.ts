@@ -66,6 +66,14 @@ describe('runSearch', () => {
     const report = await runSearch(parseSearchFlags({ group: 'g', all: true }), fakeDeps({ api }));
     expect(api.calls.map((c) => (c.args[1] as { page: number; size: number })).map((p) => [p.page, p.size])).toEqual([[1, 100], [2, 100]]);
     expect(report.json).toMatchObject({ versionInformation: [{ version: '1' }, { version: '2' }], page: { totalElements: 2, totalPages: 1, numberOfElements: 2 } });
+    expect(report.notes).toEqual([]);
+  });
+
+  it('--all says it ignores --size', async () => {
+    const api = fakeApi({ search: async () => page([record()], 1, 1, 1) });
+    const report = await runSearch(parseSearchFlags({ group: 'g', all: true, size: '5' }), fakeDeps({ api }));
+    expect(api.calls.map((c) => (c.args[1] as { size: number }).size)).toEqual([100]);
+    expect(report.notes).toEqual(['--all fetches every record, 100 a request: --size is ignored.']);
   });
 
   it('says when a page is past the last one rather than that nothing matches', async () => {

@@ -2,7 +2,7 @@
 import { Command } from 'commander';
 import { AppError } from '../../../common/errors.js';
 import { PAGE_SIZE_MAX, SORT_ALIASES, SORT_FIELDS, SearchRequest, type SearchResult, type VersionInformation } from '../../../common/schemas/repositories.js';
-import type { SearchPaging } from '../../api/client.js';
+import type { PageRequestParams } from '../../api/client.js';
 import type { Deps } from '../../deps.js';
 import type { Report } from '../../output/index.js';
 import { action, checkRequest, example, wholeNumber, withFlagNames } from '../support.js';
@@ -33,7 +33,7 @@ const ALL_PAGE_SIZE = PAGE_SIZE_MAX;
 export interface SearchOptions {
   filters: SearchRequest;
   latest: boolean;
-  paging: SearchPaging;
+  paging: PageRequestParams;
   all: boolean;
   field?: Field;
 }
@@ -90,7 +90,7 @@ export function parseSearchFlags(flags: SearchFlags): SearchOptions {
 
 export function searchCommand(deps: Deps, run = runSearch): Command {
   return new Command('search')
-    .summary('find published versions')
+    .summary('find version records')
     // One paragraph: commander wraps it to the terminal's width.
     .description(
       'Find version records. Filters match exactly; * is a wildcard (com.acme.*). --latest keeps the latest ' +
@@ -163,6 +163,7 @@ export async function runSearch(opts: SearchOptions, deps: Pick<Deps, 'io' | 'ap
     throw new AppError('failed', `--latest matched ${matched} records (${named.join('; ')}): add --branch or --project to pick one`);
   }
   const notes: string[] = [];
+  if (opts.all && opts.paging.size !== undefined) notes.push(`--all fetches every record, ${ALL_PAGE_SIZE} a request: --size is ignored.`);
   if (records.length === 0 && answer.page.totalElements > 0) {
     notes.push(`Page ${answer.page.currentPage} is past the last page (${answer.page.totalPages}) of the ${answer.page.totalElements} records that match ${describe(opts.filters)}.`);
   } else if (records.length === 0) notes.push(`No versions match ${describe(opts.filters)}.`);

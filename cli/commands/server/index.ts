@@ -1,9 +1,8 @@
 // `repoadmin server`: runs the registry server until SIGTERM or SIGINT.
-import { realpathSync } from 'node:fs';
-import path from 'node:path';
 import type { Command, Help } from 'commander';
 import { SETTINGS } from '../../../server/settings.js';
 import type { Deps } from '../../deps.js';
+import { cliInvocation } from '../../invocation.js';
 
 /** Every setting of the server with its variables and default, wrapped to the help's width. */
 function settingsHelp(helper: Help): string {
@@ -14,28 +13,6 @@ function settingsHelp(helper: Help): string {
     return `  --${s.arg}, ${s.env.join(' or ')}\n${description.replace(/^/gm, indent)}`;
   });
   return `\nSettings (argument, environment variable; the argument wins):\n${entries.join('\n')}`;
-}
-
-/**
- * How the person who started the server runs this command line, for the server's first-start hint:
- * `repoadmin` when that name on PATH is this installation; `npx repoadmin` when started through npm
- * (`npm start`, `npx repoadmin server`: npm sets npm_command) from a checkout, where the name is not
- * on PATH; else `node` and the path of this launcher.
- */
-export function cliInvocation(env: NodeJS.ProcessEnv, launcher: string, cwd: string): string {
-  const real = (file: string) => {
-    try {
-      return realpathSync(file);
-    } catch {
-      return undefined;
-    }
-  };
-  const self = real(launcher);
-  const onPath = (env.PATH ?? '').split(path.delimiter).filter(Boolean).map((dir) => real(path.join(dir, 'repoadmin')));
-  if (self && onPath.includes(self)) return 'repoadmin';
-  if (env.npm_command) return 'npx repoadmin';
-  const relative = path.relative(cwd, launcher);
-  return `node ${relative && !relative.startsWith('..') && !path.isAbsolute(relative) ? relative : launcher}`;
 }
 
 export function register(program: Command, deps: Deps): void {

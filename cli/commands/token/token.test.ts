@@ -139,7 +139,7 @@ describe('runLogin --with-token', () => {
     expect(api.calls).toEqual([{ name: 'meWithToken', args: [TOKEN, SERVER] }]);
     expect(deps.config.data()).toEqual({
       current: SERVER,
-      servers: { [SERVER]: { url: SERVER, username: 'shop-ci', userId: SHOP.userId, token: TOKEN, expiresAt: null } },
+      servers: { [SERVER]: { url: SERVER, username: 'shop-ci', userId: SHOP.userId, token: TOKEN, expiresAt: null, projectName: 'shop', role: 'ROLE_USER' } },
     });
     expect(report.notes?.[0]).toBe(`Logged in to ${SERVER} as shop-ci (ROLE_USER, project shop) with a project token.`);
   });

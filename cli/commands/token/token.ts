@@ -1,5 +1,7 @@
 // `repoadmin token`: prints the current token, e.g. for curl; its subcommands manage project tokens.
 import { Command } from 'commander';
+import { AppError } from '../../../common/errors.js';
+import { closest } from '../../../common/suggest.js';
 import type { Deps } from '../../deps.js';
 import type { Report } from '../../output/index.js';
 import { action, example } from '../support.js';
@@ -23,7 +25,18 @@ export function tokenCommand(deps: Deps, run = runToken): Command {
         'TOKEN=$(repoadmin token create --name ci --user shop-ci)',
       ),
     )
-    .action(action<object, TokenOptions>(deps, () => ({}), run));
+    // An operand can only be a mistyped subcommand: `token` itself takes none.
+    .argument('[subcommand]')
+    .action(action<object, TokenOptions>(deps, (_flags, operands) => noOperand(operands), run));
+}
+
+const SUBCOMMANDS = ['create', 'list', 'revoke'];
+
+function noOperand(operands: string[]): TokenOptions {
+  const word = operands[0];
+  if (word === undefined) return {};
+  const close = closest(word, SUBCOMMANDS);
+  throw new AppError('usage', `unknown command 'token ${word}'${close ? ` (did you mean token ${close}?)` : ` (token takes ${SUBCOMMANDS.join(', ')})`}`);
 }
 
 export async function runToken(_opts: TokenOptions, deps: Pick<Deps, 'api'>): Promise<Report> {

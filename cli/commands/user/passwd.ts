@@ -57,7 +57,15 @@ export async function runUserPasswd(opts: UserPasswdOptions, deps: Pick<Deps, 'i
         ? { token: result.token, expiresAt: result.expiresAt }
         : await deps.api.generateToken({ username: username!, password }, url);
     if (creds.source === 'config') {
-      await deps.config.save({ url, username: username!, userId, token: fresh.token, expiresAt: fresh.expiresAt });
+      await deps.config.save({
+        url,
+        username: username!,
+        userId,
+        token: fresh.token,
+        expiresAt: fresh.expiresAt,
+        projectName: creds.projectName,
+        role: creds.role,
+      });
       notes.push(`Logged in again as ${username}; the new token is stored and valid until ${fresh.expiresAt}.`);
     } else {
       const where = { flag: '--token', env: 'REPOADMIN_TOKEN', login: 'REPOADMIN_PASSWORD' }[creds.source];

@@ -1,25 +1,42 @@
-// What differs between database kinds, behind one small interface: PGlite and PostgreSQL share the
-// `postgres` dialect, MariaDB and MySQL the `mysql` one. Everything else is plain knex.
+// What differs between database kinds, behind one small interface. Each kind has its own file:
+// postgres.ts (a PostgreSQL server through `pg`), pglite.ts (embedded PGlite) and mysql.ts (MariaDB
+// and MySQL through `mysql2`), each with its opening, error classification, statement running and
+// publish statement. This module imports none of them: a kind registers its dialect for the
+// database it opens (useDialect), and code that holds a knex asks for it (dialectOf).
 import type { Knex } from 'knex';
-import type { Statement } from '../statements.js';
-import { mysqlDialect } from './mysql.js';
-import { postgresDialect } from './postgres.js';
 
 export type Db = Knex | Knex.Transaction;
 
 /** What a driver error means for the caller; undefined: nothing special (an internal error). */
 export type ErrorClass = 'unavailable' | 'retry' | 'conflict';
 
+/** A statement built once (server/db/statements.ts keeps them), run many times with new values. */
+export interface Statement {
+  /** With `?` placeholders, as knex.raw takes it. */
+  sql: string;
+  /** With the driver's own placeholders (`$1` for PostgreSQL). */
+  native: string;
+  /** Unique per SQL text: the prepared statement's name on each connection; none for a statement not kept. */
+  name: string | undefined;
+}
+
+/** SQL with `?` placeholders and its values, in the order of the placeholders. */
+export interface BoundSql {
+  sql: string;
+  values: unknown[];
+}
+
 /**
- * What the database checks of a publish's credential, the same rules as the separate lookup
- * (server/services/auth.ts, tokens.ts, versions.ts): a session token's user still exists under its
- * name with the token's version, a project token is known, of the scope publish, not expired and
- * used within the last minute (else its last use is due to be recorded); the user need not change
- * the password and is an administrator or belongs to `projectName`, the record's project.
+ * What must hold for a publish to be written, as SQL the publish runs with it
+ * (server/policy/publish.ts makes it): `check` is a query that yields a row when the publish may
+ * go ahead; `alongside` runs with it whatever `check` yields (recording a use). `shape` names the
+ * SQL text, which is the same for every publish of that shape: only the values change.
  */
-export type PublishCheck =
-  | { kind: 'session'; userId: string; username: string; tokenVersion: number; projectName: string }
-  | { kind: 'project'; tokenHash: string; projectName: string; now: Date; usedSince: Date };
+export interface Precondition {
+  shape: string;
+  check: BoundSql;
+  alongside?: BoundSql;
+}
 
 /** The key whose publishes take turns (`lock` names it), and the version a latest publish keeps. */
 export interface PublishKey {
@@ -31,15 +48,31 @@ export interface PublishKey {
   version: string;
 }
 
-export interface Dialect {
-  name: 'postgres' | 'mysql';
-  /** What follows `?? like ?` so that a backslash escapes `%`, `_` and itself. */
+/** The pieces of SQL that differ between kinds in the queries server/db/versions.ts writes. */
+export interface SqlForm {
+  /** What follows `column like ?` so that a backslash escapes `%`, `_` and itself. */
   likeEscape: string;
+  /**
+   * The condition "latest records only", written as a constant so that the planner chooses the
+   * index of latest records (versions_one_latest) for every value of the other columns.
+   */
+  latestOnly: string;
+  /** `column direction` for an ORDER BY, with NULLs last whichever the direction. */
+  nullsLast(column: string, direction: 'asc' | 'desc'): string;
+  /** The SQL with the driver's own placeholders. */
+  native(sql: string): string;
+}
+
+/** What a change to versions is, beside a publish (server/db/events.ts, markVersionChange). */
+export type VersionChange = 'latest' | 'restore' | 'quiet';
+
+export interface Dialect extends SqlForm {
+  name: 'postgres' | 'mysql';
   /**
    * Publishes a version row: inserts it, or replaces the row of the same coordinates keeping its
    * uid, and tells which happened. With `latest`, the key's other latest rows stop being latest in
-   * the same transaction. Publishes of one key take turns: each holds the key's lock until its
-   * commit.
+   * the same step. Publishes of one key take turns. With a precondition, nothing is written unless
+   * its check yields a row: then undefined.
    */
   publishVersionRow(
     db: Knex,
@@ -47,19 +80,7 @@ export interface Dialect {
     coordinates: string[],
     key: PublishKey,
     latest: boolean,
-  ): Promise<{ uid: string; created: boolean }>;
-  /**
-   * Where the dialect can: publishes as publishVersionRow does, in one statement with the check
-   * that the credential still holds and may publish to the record's project; undefined, with
-   * nothing written, when it does not.
-   */
-  publishCheckedVersionRow?(
-    db: Knex,
-    row: Record<string, unknown>,
-    coordinates: string[],
-    key: PublishKey,
-    latest: boolean,
-    check: PublishCheck,
+    precondition?: Precondition,
   ): Promise<{ uid: string; created: boolean } | undefined>;
   /**
    * Runs `work` in a transaction that holds the lock publishes of this key take (`PublishKey.lock`),
@@ -75,13 +96,33 @@ export interface Dialect {
   insertIfAbsent(db: Db, table: string, row: Record<string, unknown>): Promise<boolean>;
   /** Updates the rows `where` selects and reads `column` of the first one after the update. */
   updateAndRead(db: Db, table: string, where: Record<string, unknown>, changes: Record<string, unknown>, column: string): Promise<unknown>;
-  /** Runs a statement built once (server/db/statements.ts) with its values; its rows. */
+  /** Runs a statement (server/db/statements.ts) with its values; its rows. */
   runStatement(db: Db, statement: Statement, values: unknown[]): Promise<Record<string, unknown>[]>;
+  /**
+   * Marks what the transaction's next changes to versions are, for the event triggers (migration
+   * 20261125100000_events): null is a publish. The caller clears it before the transaction ends.
+   */
+  setVersionChange(trx: Knex.Transaction, change: VersionChange | null): Promise<void>;
+  /** The database's time now plus `ms` milliseconds (leases and retries run on database time). */
+  nowPlus(db: Db, ms: number): Knex.Raw;
   /** Classifies a driver error: database unreachable, worth retrying (deadlock, lock timeout), unique key clash. */
   classifyError(error: unknown): ErrorClass | undefined;
 }
 
-/** The dialect of a knex instance or transaction (knex names it: `postgresql` or `mysql`). */
+/**
+ * The dialect of each opened database, by its knex client's configuration: the one object a knex
+ * instance and its transactions share.
+ */
+const registry = new WeakMap<object, Dialect>();
+
+/** Called by the kind that opened `db`. */
+export function useDialect(db: Knex, dialect: Dialect): void {
+  registry.set(db.client.config, dialect);
+}
+
+/** The dialect of a database opened by server/db/connect.ts, or of a transaction on it. */
 export function dialectOf(db: Db): Dialect {
-  return db.client.dialect === 'mysql' ? mysqlDialect : postgresDialect;
+  const dialect = registry.get(db.client.config);
+  if (!dialect) throw new Error('this database was not opened by openDatabase (server/db/connect.ts): its kind is not known');
+  return dialect;
 }

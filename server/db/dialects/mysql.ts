@@ -1,6 +1,6 @@
-// MariaDB and MySQL through the `mysql2` driver the user supplies: the connection, what its errors
-// mean, and the statements whose PostgreSQL form does not run there (no `returning`, no
-// transaction-scoped advisory locks).
+// MariaDB and MySQL through the `mysql2` driver the user supplies: opening the connection pool,
+// what its errors mean, running statements, and the publish (no `returning` and no
+// transaction-scoped advisory locks here: a publish's precondition is looked up before it writes).
 import { createHash, randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import knexFactory, { type Knex } from 'knex';
@@ -8,7 +8,9 @@ import { AppError } from '../../../common/errors.js';
 import type { ServerConfig } from '../../config.js';
 import { boundStatement } from '../client-timeout.js';
 import { connectFailure, firstLine, networkReason } from '../connect-failure.js';
-import type { Db, Dialect, ErrorClass } from './index.js';
+import { QUIET, loadDriver } from '../driver.js';
+import { cachedRows } from '../statements.js';
+import { type Db, type Dialect, type ErrorClass, useDialect } from './index.js';
 
 const require = createRequire(import.meta.url);
 
@@ -45,7 +47,8 @@ async function affectedRows(db: Db, query: Knex.QueryBuilder): Promise<number> {
 /** Inserts a version row or replaces the one of the same coordinates, keeping its uid: which happened. */
 async function upsertVersionRow(db: Db, row: Record<string, unknown>, coordinates: string[]): Promise<{ uid: string; created: boolean }> {
   const uid = randomUUID();
-  const inserted = (await affectedRows(db, db('versions').insert({ ...row, uid }).onConflict(coordinates).merge(Object.keys(row)))) === 1;
+  const stamped = { ...row, updated_at: db.fn.now(3) };
+  const inserted = (await affectedRows(db, db('versions').insert({ ...stamped, uid }).onConflict(coordinates).merge(Object.keys(stamped)))) === 1;
   if (inserted) return { uid, created: true };
   const where = Object.fromEntries(coordinates.map((c) => [c, row[c]]));
   const stored = await db('versions').select('uid').where(where).first();
@@ -84,18 +87,36 @@ export const mysqlDialect: Dialect = {
   name: 'mysql',
   // A backslash is itself escaped inside MySQL string literals.
   likeEscape: "escape '\\\\'",
+  // The generated column of the unique index versions_one_latest (migration 20261121000000_initial).
+  latestOnly: 'latest_marker = 1',
+  // NULL sorts first here; `column is null` (false before true) puts it last.
+  nullsLast: (column, direction) => `${column} is null, ${column} ${direction}`,
+  native: (sql) => sql,
 
   /**
-   * A record that is not latest is one statement. A latest one clears the key's other latest
-   * records and is written in one transaction that holds the key's named lock.
+   * With a precondition, what runs alongside it runs first, then its check: without a row, nothing
+   * is written. A record that is not latest is then one statement. A latest one clears the key's
+   * other latest records and is written in one transaction that holds the key's named lock.
    */
-  async publishVersionRow(db, row, coordinates, key, latest) {
+  async publishVersionRow(db, row, coordinates, key, latest, precondition) {
+    if (precondition) {
+      if (precondition.alongside) await db.raw(precondition.alongside.sql, precondition.alongside.values as Knex.RawBinding[]);
+      const { sql, values } = precondition.check;
+      const allowed = await cachedRows(db, `precondition:${precondition.shape}`, values, () => `${sql} limit 1`);
+      if (allowed.length === 0) return undefined;
+    }
     if (!latest) return upsertVersionRow(db, row, coordinates);
     return transactionWithLock(db, key.lock, async (trx) => {
-      await trx('versions')
-        .where({ project_name: key.projectName, group_id: key.groupId, artifact_id: key.artifactId, branch: key.branch, latest_version: true })
-        .whereNot('version', key.version)
-        .update({ latest_version: false, updated_at: trx.fn.now(3) });
+      // The clearing is the first half of a latest move, not a publish (migration 20261125100000_events).
+      await mysqlDialect.setVersionChange(trx, 'latest');
+      try {
+        await trx('versions')
+          .where({ project_name: key.projectName, group_id: key.groupId, artifact_id: key.artifactId, branch: key.branch, latest_version: true })
+          .whereNot('version', key.version)
+          .update({ latest_version: false, updated_at: trx.fn.now(3) });
+      } finally {
+        await mysqlDialect.setVersionChange(trx, null);
+      }
       return upsertVersionRow(trx, row, coordinates);
     });
   },
@@ -129,20 +150,31 @@ export const mysqlDialect: Dialect = {
     return rows;
   },
 
-  classifyError(error): ErrorClass | undefined {
-    const e = error as { errno?: number; code?: string; name?: string; message?: string } | undefined;
-    if (!e) return undefined;
-    if (e.errno === ER_DUP_ENTRY || e.errno === ER_DUP_ENTRY_WITH_KEY_NAME) return 'conflict';
-    if (e.errno === ER_LOCK_DEADLOCK || e.errno === ER_LOCK_WAIT_TIMEOUT || e.errno === ER_CHECKREAD) return 'retry';
-    if ((e.errno !== undefined && UNAVAILABLE_ERRNOS.has(e.errno)) || UNAVAILABLE_CODES.has(e.code ?? '') || e.name === 'KnexTimeoutError') {
-      return 'unavailable';
-    }
-    if (/Can't add new command when connection is in closed state|Pool is closed|Connection lost|Unable to acquire a connection/i.test(e.message ?? '')) {
-      return 'unavailable';
-    }
-    return undefined;
+  nowPlus(db, ms) {
+    return db.raw('current_timestamp(3) + interval ? microsecond', [Math.round(ms) * 1000]);
   },
+
+  async setVersionChange(trx, change) {
+    await trx.raw('set @repoadmin_version_change = ?', [change]);
+  },
+
+  classifyError: classifyMysqlError,
 };
+
+/** Classifies an error of `mysql2`: its server error numbers and its own codes. */
+export function classifyMysqlError(error: unknown): ErrorClass | undefined {
+  const e = error as { errno?: number; code?: string; name?: string; message?: string } | undefined;
+  if (!e) return undefined;
+  if (e.errno === ER_DUP_ENTRY || e.errno === ER_DUP_ENTRY_WITH_KEY_NAME) return 'conflict';
+  if (e.errno === ER_LOCK_DEADLOCK || e.errno === ER_LOCK_WAIT_TIMEOUT || e.errno === ER_CHECKREAD) return 'retry';
+  if ((e.errno !== undefined && UNAVAILABLE_ERRNOS.has(e.errno)) || UNAVAILABLE_CODES.has(e.code ?? '') || e.name === 'KnexTimeoutError') {
+    return 'unavailable';
+  }
+  if (/Can't add new command when connection is in closed state|Pool is closed|Connection lost|Unable to acquire a connection/i.test(e.message ?? '')) {
+    return 'unavailable';
+  }
+  return undefined;
+}
 
 /** The parts of a mysql2 connection that the client-side timeout reaches into. */
 interface DriverConnection {
@@ -177,10 +209,9 @@ interface Connection {
   destroy(): void;
 }
 
-/** `log`: where knex's own messages go (the server silences them: an outage is logged once). */
-export function mysqlKnex(config: ServerConfig['db'], driver: unknown, log?: Knex.Config['log']): Knex {
+function mysqlKnex(config: ServerConfig['db'], driver: unknown): Knex {
   return knexFactory({
-    log,
+    log: QUIET,
     // The server stops a statement at the statement timeout; the client waits 1 s more for that answer.
     client: mysqlClient(driver, config.statementTimeoutMs + 1_000),
     connection: {
@@ -239,14 +270,14 @@ export function mysqlKnex(config: ServerConfig['db'], driver: unknown, log?: Kne
 }
 
 /** "MariaDB 10.11.19" or "MySQL 8.4.3", from the server's version string. */
-export async function serverName(db: Knex): Promise<string> {
+async function serverName(db: Knex): Promise<string> {
   const [rows] = (await db.raw('select version() as version')) as [{ version: string }[]];
   const version = String(rows[0]?.version ?? '');
   return /mariadb/i.test(version) ? `MariaDB ${version.split('-')[0]}` : `MySQL ${version}`;
 }
 
 /** One line for a failed first connection: what went wrong and which setting to check. */
-export function describeMysqlConnectionError(error: unknown, config: ServerConfig['db']): string {
+function describeMysqlConnectionError(error: unknown, config: ServerConfig['db']): string {
   const e = error as { code?: string; errno?: number };
   const badDatabase = e.errno === 1049;
   const denied = e.errno === 1044 || e.errno === 1045;
@@ -254,4 +285,18 @@ export function describeMysqlConnectionError(error: unknown, config: ServerConfi
     networkReason(e.code) ??
     (e.code === 'ETIMEDOUT' ? 'no answer' : badDatabase ? 'the database does not exist' : denied ? 'access denied' : firstLine(error));
   return connectFailure('MariaDB/MySQL', config, reason, badDatabase ? 'database' : denied ? 'login' : 'address');
+}
+
+/** Opens the pool to a MariaDB or MySQL server and checks that it answers. */
+export async function openMysql(config: ServerConfig['db']): Promise<{ db: Knex; description: string }> {
+  const db = mysqlKnex(config, loadDriver(config.driver, config.driverPath));
+  let name: string;
+  try {
+    name = await serverName(db);
+  } catch (error) {
+    await db.destroy();
+    throw new AppError('unavailable', describeMysqlConnectionError(error, config), { cause: error });
+  }
+  useDialect(db, mysqlDialect);
+  return { db, description: `${name} database ${config.database} on ${config.host}:${config.port}` };
 }

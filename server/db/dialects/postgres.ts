@@ -1,10 +1,19 @@
-// PostgreSQL and PGlite: `insert ... on conflict ... returning`, transaction-scoped advisory locks.
+// A PostgreSQL server through the `pg` driver: opening the connection pool, what its errors mean,
+// running statements as named prepared statements, and the publish statement (`insert ... on
+// conflict ... returning` after a transaction-scoped advisory lock). PGlite (pglite.ts) speaks the
+// same SQL and borrows all but the opening and the statement running.
 import { randomUUID } from 'node:crypto';
-import type { Knex } from 'knex';
-import { CLIENT_TIMEOUT } from '../client-timeout.js';
-import { scopesAllowing } from '../../../common/schemas/tokens.js';
-import type { Statement } from '../statements.js';
-import type { Db, Dialect, ErrorClass, PublishCheck, PublishKey } from './index.js';
+import { createRequire } from 'node:module';
+import knexFactory, { type Knex } from 'knex';
+import { AppError } from '../../../common/errors.js';
+import type { ServerConfig } from '../../config.js';
+import { CLIENT_TIMEOUT, boundStatement } from '../client-timeout.js';
+import { connectFailure, firstLine, networkReason } from '../connect-failure.js';
+import { QUIET, loadDriver } from '../driver.js';
+import { cachedRows } from '../statements.js';
+import { type Db, type Dialect, type ErrorClass, type Precondition, type PublishKey, type SqlForm, useDialect } from './index.js';
+
+const require = createRequire(import.meta.url);
 
 /**
  * SQLSTATE codes (PostgreSQL, appendix A) of a database that cannot serve us now: connection
@@ -30,29 +39,20 @@ const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE
 const UNAVAILABLE_MESSAGES =
   /(^| - )timeout expired$|Connection terminated|Client was closed|Client has encountered a connection error|Unable to acquire a connection|PGlite is closed/i;
 
-/** knex's client for the `pg` driver (server/db/connect.ts), which can name its statements. */
-interface NamedStatementClient {
-  namedStatements?: boolean;
-  acquireConnection(): Promise<unknown>;
-  releaseConnection(connection: unknown): Promise<unknown>;
-  _query(connection: unknown, query: { sql: string; bindings: unknown[]; options: { name: string } }): Promise<{ response: { rows: Record<string, unknown>[] } }>;
-}
+/** How much longer than the server's statement_timeout the client waits for an answer. */
+const CLIENT_MARGIN_MS = 1_000;
 
-/** The publish statements by SQL text, with their `$n` form and name, made once each. */
-const publishStatements = new Map<string, Statement>();
-
-function preparedPublish(db: Db, sql: string, bindings: unknown[]): Statement {
-  let statement = publishStatements.get(sql);
-  if (statement === undefined) {
-    const native = db.raw(sql, bindings as Knex.RawBinding[]).toSQL().toNative().sql;
-    statement = { sql, native, name: `repoadmin_w${publishStatements.size + 1}` };
-    publishStatements.set(sql, statement);
-  }
-  return statement;
-}
-
-/** The SQL of publish statements by shape (columns, coordinates, credential check): built once each. */
-const publishSql = new Map<string, string>();
+/** The SQL of PostgreSQL and PGlite in the queries server/db/versions.ts writes. */
+export const postgresSql: SqlForm = {
+  likeEscape: "escape '\\'",
+  // The partial index versions_one_latest is `where latest_version`.
+  latestOnly: 'latest_version',
+  nullsLast: (column, direction) => `${column} ${direction} nulls last`,
+  native(sql) {
+    let n = 0;
+    return sql.replace(/\?/g, () => `$${++n}`);
+  },
+};
 
 /**
  * The statement that publishes a version row: inserts it, or replaces the row of the same
@@ -66,31 +66,41 @@ const publishSql = new Map<string, string>();
  * CONFLICT that follows finds conflicting rows through the index, whatever its own snapshot. So a
  * publish is one statement and one round trip, and publishes of one key still take turns. Two
  * publishes of different keys share no row, so publishes never wait for each other in a circle.
- * The values are cast because a SELECT does not take its types from the target columns as VALUES
- * does.
+ * With a precondition, the lock is taken only when its check yields a row; what runs alongside
+ * it (a data-modifying WITH) runs either way. The values are cast because a SELECT does not take
+ * its types from the target columns as VALUES does.
  */
 export function publishStatement(
   row: Record<string, unknown>,
   coordinates: string[],
   key: PublishKey,
   latest: boolean,
-  check?: PublishCheck,
-): { sql: string; bindings: unknown[] } {
-  const columns = ['uid', ...Object.keys(row).filter((c) => c !== 'updated_at')];
-  const shape = `${check?.kind ?? 'unchecked'} ${columns.join(',')} ${coordinates.join(',')}`;
-  let sql = publishSql.get(shape);
-  if (sql === undefined) {
-    sql = publishSqlOf(columns, coordinates, check && CREDENTIAL_CHECKS[check.kind]);
-    publishSql.set(shape, sql);
-  }
+  precondition?: Precondition,
+): { shape: string; values: unknown[]; build: () => string } {
+  const columns = ['uid', ...Object.keys(row)];
   const keyValues = [key.lock, latest, key.projectName, key.groupId, key.artifactId, key.branch, key.version];
-  return { sql, bindings: [...(check ? credentialValues(check) : []), ...keyValues, randomUUID(), ...columns.slice(1).map((c) => row[c])] };
+  return {
+    shape: `publish:${precondition?.shape ?? 'unchecked'}:${columns.join(',')}:${coordinates.join(',')}`,
+    values: [
+      ...(precondition?.alongside?.values ?? []),
+      ...(precondition?.check.values ?? []),
+      ...keyValues,
+      randomUUID(),
+      ...columns.slice(1).map((c) => row[c]),
+    ],
+    build: () => publishSql(columns, coordinates, precondition),
+  };
 }
 
-function publishSqlOf(columns: string[], coordinates: string[], checked: string | undefined): string {
+function publishSql(columns: string[], coordinates: string[], precondition: Precondition | undefined): string {
   const cast: Record<string, string> = { uid: '::uuid', creation_date: '::timestamptz', latest_version: '::boolean' };
   const replaced = columns.filter((c) => c !== 'uid' && !coordinates.includes(c));
-  return `with ${checked ? `actor as (${checked}), ` : ''}key_taken as (select versions_take_key(?, ?, ?, ?, ?, ?, ?)${checked ? ' from actor' : ''})
+  const steps = [
+    ...(precondition?.alongside ? [`alongside as (${precondition.alongside.sql})`] : []),
+    ...(precondition ? [`allowed as (${precondition.check.sql} limit 1)`] : []),
+    `key_taken as (select versions_take_key(?, ?, ?, ?, ?, ?, ?)${precondition ? ' from allowed' : ''})`,
+  ];
+  return `with ${steps.join(', ')}
        insert into versions (${columns.join(', ')}, updated_at)
        select ${columns.map((c) => `?${cast[c] ?? ''}`).join(', ')}, now() from key_taken
        on conflict (${coordinates.join(', ')}) do update set
@@ -98,102 +108,188 @@ function publishSqlOf(columns: string[], coordinates: string[], checked: string 
        returning uid, (xmax = 0) as created`;
 }
 
+/** Classifies an error of `pg` or PGlite (which report the same SQLSTATE codes). */
+export function classifyPostgresError(error: unknown): ErrorClass | undefined {
+  const e = error as { code?: unknown; name?: unknown; message?: unknown } | null | undefined;
+  if (!e || typeof e !== 'object') return undefined;
+  const code = typeof e.code === 'string' ? e.code : '';
+  if (code === '23505') return 'conflict';
+  if (RETRY_STATES.has(code)) return 'retry';
+  if (e.name === 'KnexTimeoutError' || code === CLIENT_TIMEOUT || NETWORK_CODES.has(code)) return 'unavailable';
+  if (/^[0-9A-Z]{5}$/.test(code)) return UNAVAILABLE_STATES.test(code) ? 'unavailable' : undefined;
+  return typeof e.message === 'string' && UNAVAILABLE_MESSAGES.test(e.message) ? 'unavailable' : undefined;
+}
+
+/** knex's client for the `pg` driver (postgresClient below). */
+interface PgKnexClient {
+  acquireConnection(): Promise<unknown>;
+  releaseConnection(connection: unknown): Promise<unknown>;
+  _query(connection: unknown, query: { sql: string; bindings: unknown[]; options: { name?: string } }): Promise<{ response: { rows: Record<string, unknown>[] } }>;
+}
+
 /**
- * The credential's check as a query that yields one row when it holds: the rules of PublishCheck
- * (dialects/index.ts). With no row, the publish statement takes no lock and writes nothing.
+ * What PostgreSQL and PGlite do alike; each supplies how it runs a statement. The publish
+ * statement goes through the statement cache like the reads.
  */
-const MAY_PUBLISH = "not u.must_change_password and (u.role = 'ROLE_ADMIN' or u.project_name = ?)";
-const CREDENTIAL_CHECKS: Record<PublishCheck['kind'], string> = {
-  session: `select 1 from users u where u.id = ?::uuid and u.username = ? and u.token_version = ? and ${MAY_PUBLISH}`,
-  project: `select 1 from tokens t join users u on u.id = t.user_id
-          where t.token_hash = ? and t.scope in (${scopesAllowing('publish').map((s) => `'${s}'`).join(', ')}) and (t.expires_at is null or t.expires_at > ?::timestamptz)
-            and t.last_used_at > ?::timestamptz and ${MAY_PUBLISH}`,
-};
+export function postgresLike(runStatement: Dialect['runStatement']): Dialect {
+  const dialect: Dialect = {
+    name: 'postgres',
+    ...postgresSql,
+    runStatement,
+    classifyError: classifyPostgresError,
 
-/** The values of CREDENTIAL_CHECKS[check.kind], in the order of its placeholders. */
-function credentialValues(check: PublishCheck): unknown[] {
-  return check.kind === 'session'
-    ? [check.userId, check.username, check.tokenVersion, check.projectName]
-    : [check.tokenHash, check.now, check.usedSince, check.projectName];
+    nowPlus(db, ms) {
+      return db.raw("current_timestamp(3) + (? * interval '1 millisecond')", [ms]);
+    },
+
+    async setVersionChange(trx, change) {
+      await trx.raw("select set_config('repoadmin.version_change', ?, true)", [change ?? '']);
+    },
+
+    async publishVersionRow(db, row, coordinates, key, latest, precondition) {
+      const { shape, values, build } = publishStatement(row, coordinates, key, latest, precondition);
+      const [stored] = (await cachedRows(db, shape, values, build)) as { uid: unknown; created: unknown }[];
+      return stored && { uid: String(stored.uid), created: Boolean(stored.created) };
+    },
+
+    transactionWithKeyLock(db, lock, work) {
+      // The lock versions_take_key takes (migration 20261123120000_versions_take_key).
+      return db.transaction(async (trx) => {
+        await trx.raw('select pg_advisory_xact_lock(hashtext(?))', [lock]);
+        return work(trx);
+      });
+    },
+
+    async countUpTo(db, table, key, counter, limit) {
+      const rows = await db(table)
+        .insert({ ...key, [counter]: 1 })
+        .onConflict(Object.keys(key))
+        .merge({ [counter]: db.raw(`${table}.${counter} + 1`) })
+        .where(`${table}.${counter}`, '<', limit)
+        .returning(counter);
+      return rows.length > 0;
+    },
+
+    async insertIfAbsent(db, table, row) {
+      const rows = await db(table).insert(row).onConflict().ignore().returning([db.raw('1 as inserted')]);
+      return rows.length > 0;
+    },
+
+    async updateAndRead(db: Db, table, where, changes, column) {
+      const rows = await db(table).where(where).update(changes).returning(column);
+      return (rows[0] as Record<string, unknown> | undefined)?.[column];
+    },
+  };
+  return dialect;
 }
 
-/** Runs a publish statement: the stored row's uid and whether it was new, if it wrote one. */
-async function runPublish(db: Db, statement: { sql: string; bindings: unknown[] }): Promise<{ uid: string; created: boolean } | undefined> {
-  const rows = await postgresDialect.runStatement(db, preparedPublish(db, statement.sql, statement.bindings), statement.bindings);
-  const stored = rows[0] as { uid: unknown; created: unknown } | undefined;
-  return stored && { uid: String(stored.uid), created: Boolean(stored.created) };
+/**
+ * Through `pg`, a named prepared statement: each connection parses and plans it once, then only
+ * binds and runs it. The pool and the client-side timeout are knex's (postgresClient). In a
+ * transaction it goes through knex.raw on the transaction's connection, still named.
+ */
+export const postgresDialect = postgresLike(async (db, statement, values) => {
+  const options = statement.name === undefined ? {} : { name: statement.name };
+  if (db.isTransaction) {
+    const result = (await db.raw(statement.sql, values as Knex.RawBinding[]).options(options)) as { rows: Record<string, unknown>[] };
+    return result.rows;
+  }
+  const client = db.client as unknown as PgKnexClient;
+  const connection = await client.acquireConnection();
+  try {
+    const query = await client._query(connection, { sql: statement.native, bindings: values, options });
+    return query.response.rows;
+  } finally {
+    await client.releaseConnection(connection);
+  }
+});
+
+/** The parts of a node-postgres client that the client-side timeout reaches into. */
+interface PgConnection {
+  __knex__disposed?: unknown;
+  connection?: { stream?: { destroy(error?: Error): void } };
+  query(config: Record<string, unknown>, callback: (error: Error | null, response: unknown) => void): void;
 }
 
-export const postgresDialect: Dialect = {
-  name: 'postgres',
-  likeEscape: "escape '\\'",
+/** What knex hands its client's `_query`: the SQL, its values, driver options (a statement's name). */
+interface KnexQuery {
+  sql: string;
+  bindings?: unknown[];
+  options?: Record<string, unknown>;
+  response?: unknown;
+}
 
-  async publishVersionRow(db, row, coordinates, key, latest) {
-    return (await runPublish(db, publishStatement(row, coordinates, key, latest)))!;
-  },
-
-  publishCheckedVersionRow(db, row, coordinates, key, latest, check) {
-    return runPublish(db, publishStatement(row, coordinates, key, latest, check));
-  },
-
-  transactionWithKeyLock(db, lock, work) {
-    // The lock versions_take_key takes (migration 20261123120000_versions_take_key).
-    return db.transaction(async (trx) => {
-      await trx.raw('select pg_advisory_xact_lock(hashtext(?))', [lock]);
-      return work(trx);
-    });
-  },
-
-  async countUpTo(db, table, key, counter, limit) {
-    const rows = await db(table)
-      .insert({ ...key, [counter]: 1 })
-      .onConflict(Object.keys(key))
-      .merge({ [counter]: db.raw(`${table}.${counter} + 1`) })
-      .where(`${table}.${counter}`, '<', limit)
-      .returning(counter);
-    return rows.length > 0;
-  },
-
-  async insertIfAbsent(db, table, row) {
-    const rows = await db(table).insert(row).onConflict().ignore().returning([db.raw('1 as inserted')]);
-    return rows.length > 0;
-  },
-
-  async updateAndRead(db: Db, table, where, changes, column) {
-    const rows = await db(table).where(where).update(changes).returning(column);
-    return (rows[0] as Record<string, unknown> | undefined)?.[column];
-  },
-
-  /**
-   * Through `pg`, a named prepared statement: each connection parses and plans it once, then only
-   * binds and runs it. The pool and the client-side timeout are knex's (connect.ts). In a
-   * transaction it goes through knex.raw on the transaction's connection, still named; PGlite
-   * gets it through knex.raw as it is.
-   */
-  async runStatement(db, statement, values) {
-    const client = db.client as unknown as NamedStatementClient;
-    if (!client.namedStatements || db.isTransaction) {
-      const query = db.raw(statement.sql, values as Knex.RawBinding[]);
-      const result = (await (client.namedStatements ? query.options({ name: statement.name }) : query)) as { rows: Record<string, unknown>[] };
-      return result.rows;
+/**
+ * knex's PostgreSQL client with our driver module, and a client-side bound on every statement: a
+ * database that stops answering (packets dropped, no reset) would otherwise hold the request until
+ * TCP gives up, many minutes later. The server's own statement_timeout fires first when it can
+ * answer; when the answer has not come `limitMs` after that, the connection is destroyed (its
+ * socket is in an unknown state) and marked so the pool does not hand it out again.
+ */
+function postgresClient(driver: unknown, limitMs: number): typeof Knex.Client {
+  const ClientPG = require('knex/lib/dialects/postgres/index.js') as typeof Knex.Client;
+  return class ClientWithDriver extends ClientPG {
+    _driver() {
+      return driver;
     }
-    const connection = await client.acquireConnection();
-    try {
-      const query = await client._query(connection, { sql: statement.native, bindings: values, options: { name: statement.name } });
-      return query.response.rows;
-    } finally {
-      await client.releaseConnection(connection);
-    }
-  },
 
-  classifyError(error): ErrorClass | undefined {
-    const e = error as { code?: unknown; name?: unknown; message?: unknown } | null | undefined;
-    if (!e || typeof e !== 'object') return undefined;
-    const code = typeof e.code === 'string' ? e.code : '';
-    if (code === '23505') return 'conflict';
-    if (RETRY_STATES.has(code)) return 'retry';
-    if (e.name === 'KnexTimeoutError' || code === CLIENT_TIMEOUT || NETWORK_CODES.has(code)) return 'unavailable';
-    if (/^[0-9A-Z]{5}$/.test(code)) return UNAVAILABLE_STATES.test(code) ? 'unavailable' : undefined;
-    return typeof e.message === 'string' && UNAVAILABLE_MESSAGES.test(e.message) ? 'unavailable' : undefined;
-  },
-};
+    /**
+     * knex's own, without its lodash merge of the options into the query config, which cost a
+     * read more CPU than the rest of the call (bench/results, 2026-11-23 profiles).
+     */
+    _query(connection: PgConnection, obj: KnexQuery): Promise<unknown> {
+      if (!obj.sql) throw new Error('The query is empty');
+      const config = { text: obj.sql, values: obj.bindings ?? [], ...obj.options };
+      const running = new Promise<KnexQuery>((resolve, reject) => {
+        connection.query(config, (error, response) => {
+          if (error) return reject(error);
+          obj.response = response;
+          resolve(obj);
+        });
+      });
+      return boundStatement(running, connection, limitMs, () => connection.connection?.stream?.destroy());
+    }
+  } as unknown as typeof Knex.Client;
+}
+
+function describeConnectionError(error: unknown, config: ServerConfig['db']): string {
+  const code = (error as { code?: string }).code;
+  const badDatabase = code === '3D000';
+  const denied = code === '28P01' || code === '28000';
+  const reason =
+    networkReason(code) ?? (badDatabase ? 'the database does not exist' : denied ? 'authentication failed' : firstLine(error));
+  return connectFailure('PostgreSQL', config, reason, badDatabase ? 'database' : denied ? 'login' : 'address');
+}
+
+/** Opens the pool to a PostgreSQL server and checks that it answers. */
+export async function openPostgres(config: ServerConfig['db']): Promise<{ db: Knex; description: string }> {
+  const db = knexFactory({
+    client: postgresClient(loadDriver(config.driver, config.driverPath), config.statementTimeoutMs + CLIENT_MARGIN_MS),
+    connection: {
+      host: config.host,
+      port: config.port,
+      user: config.user,
+      password: config.password,
+      database: config.database,
+      // Connecting (TCP, TLS, start-up, authentication) until the server is ready for a query.
+      connectionTimeoutMillis: config.connectTimeoutMs,
+      // On the server: a statement running longer is cancelled (57014).
+      statement_timeout: config.statementTimeoutMs,
+      keepAlive: true,
+    },
+    // Waiting for a pool connection, which includes opening one: a request never waits longer.
+    acquireConnectionTimeout: config.connectTimeoutMs,
+    // Errors name the statement without its values (which may be password hashes or tokens).
+    compileSqlOnError: false,
+    log: QUIET,
+    pool: { min: 0, max: 10 },
+  } as Knex.Config);
+  try {
+    await db.raw('select 1');
+  } catch (error) {
+    await db.destroy();
+    throw new AppError('unavailable', describeConnectionError(error, config), { cause: error });
+  }
+  useDialect(db, postgresDialect);
+  return { db, description: `PostgreSQL database ${config.database} on ${config.host}:${config.port}` };
+}

@@ -4,6 +4,7 @@ import * as initial from './20261121000000_initial.js';
 import * as versionCounts from './20261121120000_version_counts.js';
 import * as projectTokens from './20261123000000_project_tokens.js';
 import * as versionsTakeKey from './20261123120000_versions_take_key.js';
+import * as events from './20261125100000_events.js';
 import * as trash from './20261125200000_trash.js';
 
 interface Migration {
@@ -16,6 +17,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '20261121120000_version_counts': versionCounts,
   '20261123000000_project_tokens': projectTokens,
   '20261123120000_versions_take_key': versionsTakeKey,
+  '20261125100000_events': events,
   '20261125200000_trash': trash,
 };
 

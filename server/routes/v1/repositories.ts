@@ -5,7 +5,7 @@ import {
   PublishResult,
   SORT_FIELDS,
   SearchFiltersBody,
-  SearchPaging,
+  PageRequestQuery,
   SearchResult,
   UidParams,
   VersionInformation,
@@ -50,7 +50,7 @@ export const repositoryEndpoints = [
     summary: 'Search version records; `*` is a wildcard',
     tags: ['repository'],
     access: 'reader',
-    query: SearchPaging,
+    query: PageRequestQuery,
     queryDoc: [
       queryParameter('page', { type: 'integer', minimum: 0, default: 1 }, 'page number, from 1'),
       queryParameter('size', { type: 'integer', minimum: 1, maximum: PAGE_SIZE_MAX, default: 10 }, 'page size'),

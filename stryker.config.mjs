@@ -1,0 +1,64 @@
+// Mutation testing (`npm run mutate`, not in CI: it is slow): StrykerJS changes the code where a
+// silent change hurts most, one small change at a time, and counts the changes no test notices.
+// The report goes to reports/mutation/; the scores of a run are kept in bench/results/.
+// Some modules only: `MUTATE=order,jobs npm run mutate`.
+
+/**
+ * What is mutated, by module, and the tests that speak for it (vitest.mutate.config.ts runs those;
+ * of them, each mutant runs only the tests that run its code). When code moves, change the paths here.
+ */
+export const MODULES = {
+  auth: {
+    name: 'authentication and tokens',
+    mutate: ['server/auth/passwords.ts', 'server/auth/project-tokens.ts', 'server/auth/tokens.ts'],
+    // The module's own tests. test/server/auth.test.ts, tokens.test.ts and boundaries.test.ts check
+    // the same rules over HTTP, but start a server per file: minutes per mutant on a busy machine.
+    tests: ['server/auth/*.test.ts'],
+  },
+  order: {
+    name: 'version order',
+    mutate: ['common/version-key.ts'],
+    tests: ['common/version-key.test.ts'],
+  },
+  publish: {
+    name: 'the latest rule and publish policy',
+    // The table module's rows, publish key and upserts, and its latest lookup (not its search).
+    mutate: ['server/services/versions.ts', 'server/db/versions.ts:56-125', 'server/db/versions.ts:267-303'],
+    tests: ['test/server/publish-check.test.ts', 'test/server/repositories.test.ts', 'test/server/boundaries.test.ts'],
+  },
+  jobs: {
+    name: 'jobs planning and comparison',
+    mutate: ['cli/jenkins/plan.ts', 'cli/jenkins/compare.ts'],
+    tests: ['test/jenkins/sync.test.ts', 'test/jenkins/golden.test.ts', 'test/jenkins/branches.test.ts'],
+  },
+};
+
+/** The modules of this run: those MUTATE names (comma-separated), else all. */
+export function selectedModules(env = process.env) {
+  const names = env.MUTATE ? env.MUTATE.split(',').map((n) => n.trim()) : Object.keys(MODULES);
+  const unknown = names.filter((n) => !(n in MODULES));
+  if (unknown.length > 0) throw new Error(`MUTATE: unknown module ${unknown.join(', ')} (known: ${Object.keys(MODULES).join(', ')})`);
+  return names.map((n) => MODULES[n]);
+}
+
+/** The run's name in its report's file names: the modules of MUTATE, or `all`. */
+const RUN = process.env.MUTATE ? process.env.MUTATE.replaceAll(',', '-') : 'all';
+
+/** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
+export default {
+  testRunner: 'vitest',
+  vitest: { configFile: 'vitest.mutate.config.ts', related: false },
+  coverageAnalysis: 'perTest',
+  mutate: selectedModules().flatMap((m) => m.mutate),
+  ignorePatterns: ['dist', 'reports', 'bench/results', '.stryker-tmp'],
+  concurrency: 2,
+  timeoutMS: 30_000,
+  // The first run of the server tests, on a busy machine, takes minutes.
+  dryRunTimeoutMinutes: 30,
+  reporters: ['clear-text', 'html', 'json', 'progress'],
+  htmlReporter: { fileName: `reports/mutation/${RUN}.html` },
+  jsonReporter: { fileName: `reports/mutation/${RUN}.json` },
+  thresholds: { high: 90, low: 85, break: null },
+  tempDirName: `.stryker-tmp/${RUN}`,
+  cleanTempDir: 'always',
+};
