@@ -8,6 +8,7 @@
 import type { Knex } from 'knex';
 import { AppError } from '../../common/errors.js';
 import { type Db, dialectOf } from './dialects/index.js';
+import { markVersionChange } from './events.js';
 import { retryConflicts } from './faults.js';
 import { toDate, toNumber } from './rows.js';
 import { type StoredVersion, fromRow, publishKey } from './versions.js';
@@ -84,9 +85,10 @@ export async function deleteVersion(db: Knex, uid: string, check: DeleteCheck): 
           `${describe(record)} is the latest of its key: delete it with force=true, and the highest remaining version becomes the latest`,
         );
       }
+      // The flag moves first, then the record goes: one `latest.moved` from it to the next.
+      const latestMovedTo = record.latestVersion ? await promoteHighest(trx, row) : undefined;
       await moveToTrash(trx, row, check.deletedBy, check.now);
-      if (!record.latestVersion) return { record };
-      return { record, latestMovedTo: await promoteHighest(trx, row) };
+      return latestMovedTo === undefined ? { record } : { record, latestMovedTo };
     }),
   );
 }
@@ -98,17 +100,23 @@ async function moveToTrash(trx: Knex.Transaction, row: Record<string, unknown>, 
   await trx('versions').where({ id: row.id }).delete();
 }
 
-/** Makes the key's highest remaining record (version order) its latest: its version, or null when none remain. */
-async function promoteHighest(trx: Knex.Transaction, key: Record<string, unknown>): Promise<string | null> {
+/**
+ * Moves the latest flag from this record to its key's highest other record (version order): that
+ * one's version, or null when the key has no other. One `latest.moved` (server/db/events.ts).
+ */
+async function promoteHighest(trx: Knex.Transaction, latest: Record<string, unknown>): Promise<string | null> {
   const highest = await trx('versions')
     .select('id', 'version')
-    .where(keyOf(key))
+    .where(keyOf(latest))
+    .whereNot('id', latest.id as number)
     .orderBy('version_key', 'desc')
     .orderBy('id', 'desc')
     .first();
-  if (!highest) return null;
-  await trx('versions').where({ id: highest.id }).update({ latest_version: true, updated_at: trx.fn.now(3) });
-  return String(highest.version);
+  await markVersionChange(trx, 'latest');
+  await trx('versions').where({ id: latest.id }).update({ latest_version: false, updated_at: trx.fn.now(3) });
+  if (highest) await trx('versions').where({ id: highest.id }).update({ latest_version: true, updated_at: trx.fn.now(3) });
+  await markVersionChange(trx, null);
+  return highest ? String(highest.version) : null;
 }
 
 const describe = (r: StoredVersion) => `${r.projectName} ${r.branch} ${r.groupId}:${r.artifactId}:${r.version}`;
@@ -145,7 +153,10 @@ export async function restoreVersion(db: Knex, uid: string, allow: (record: Stor
         await trx('versions').where({ id: current.id }).update({ latest_version: false, updated_at: trx.fn.now(3) });
       }
       const copy = Object.fromEntries(RECORD_COLUMNS.map((c) => [c, row[c]]));
+      // `version.restored` (server/db/events.ts).
+      await markVersionChange(trx, 'restore');
       await trx('versions').insert({ ...copy, latest_version: takesLatest, updated_at: trx.fn.now(3) });
+      await markVersionChange(trx, null);
       await trx('versions_trash').where({ id: row.id }).delete();
       const restored = { ...record, latestVersion: takesLatest };
       return takesLatest ? { record: restored, latestMovedFrom: current ? String(current.version) : null } : { record: restored };

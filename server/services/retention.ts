@@ -26,6 +26,7 @@ import {
   trashRecordsOfKey,
   updatePolicy,
 } from '../db/retention.js';
+import { appendEvent } from '../db/events.js';
 import type { StoredVersion } from '../db/versions.js';
 import type { Services } from './context.js';
 import { toVersionInformation } from './versions.js';
@@ -158,6 +159,7 @@ export interface RetentionFinished {
  * finished daily run, after its run row is marked finished.
  */
 export async function retentionFinished(services: Services, finished: RetentionFinished): Promise<void> {
+  await appendEvent(services.db, 'retention.finished', { ...finished });
   services.log.info({ event: 'retention.finished', ...finished }, 'retention run finished');
 }
 
