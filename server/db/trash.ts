@@ -85,10 +85,25 @@ export async function deleteVersion(db: Knex, uid: string, check: DeleteCheck): 
           `${describe(record)} is the latest of its key: delete it with force=true, and the highest remaining version becomes the latest`,
         );
       }
-      // The flag moves first, then the record goes: one `latest.moved` from it to the next.
-      const latestMovedTo = record.latestVersion ? await promoteHighest(trx, row) : undefined;
-      await moveToTrash(trx, row, check.deletedBy, check.now);
-      return latestMovedTo === undefined ? { record } : { record, latestMovedTo };
+      if (!record.latestVersion) {
+        await moveToTrash(trx, row, check.deletedBy, check.now);
+        return { record };
+      }
+      // With a record left to take the flag, the delete and the promotion are one latest move (one
+      // latest.moved from this version to the next, migration 20261125100000_events); with none,
+      // the delete alone moves the key's latest to null.
+      const another = await trx('versions').select('id').where(keyOf(row)).whereNot({ id: row.id }).first();
+      if (!another) {
+        await moveToTrash(trx, row, check.deletedBy, check.now);
+        return { record, latestMovedTo: null };
+      }
+      await markVersionChange(trx, 'latest');
+      try {
+        await moveToTrash(trx, row, check.deletedBy, check.now);
+        return { record, latestMovedTo: await promoteHighest(trx, row) };
+      } finally {
+        await markVersionChange(trx, null);
+      }
     }),
   );
 }
@@ -100,23 +115,17 @@ async function moveToTrash(trx: Knex.Transaction, row: Record<string, unknown>, 
   await trx('versions').where({ id: row.id }).delete();
 }
 
-/**
- * Moves the latest flag from this record to its key's highest other record (version order): that
- * one's version, or null when the key has no other. One `latest.moved` (server/db/events.ts).
- */
-async function promoteHighest(trx: Knex.Transaction, latest: Record<string, unknown>): Promise<string | null> {
+/** Makes the key's highest remaining record (version order) its latest: its version, or null when none remain. */
+async function promoteHighest(trx: Knex.Transaction, key: Record<string, unknown>): Promise<string | null> {
   const highest = await trx('versions')
     .select('id', 'version')
-    .where(keyOf(latest))
-    .whereNot('id', latest.id as number)
+    .where(keyOf(key))
     .orderBy('version_key', 'desc')
     .orderBy('id', 'desc')
     .first();
-  await markVersionChange(trx, 'latest');
-  await trx('versions').where({ id: latest.id }).update({ latest_version: false, updated_at: trx.fn.now(3) });
-  if (highest) await trx('versions').where({ id: highest.id }).update({ latest_version: true, updated_at: trx.fn.now(3) });
-  await markVersionChange(trx, null);
-  return highest ? String(highest.version) : null;
+  if (!highest) return null;
+  await trx('versions').where({ id: highest.id }).update({ latest_version: true, updated_at: trx.fn.now(3) });
+  return String(highest.version);
 }
 
 const describe = (r: StoredVersion) => `${r.projectName} ${r.branch} ${r.groupId}:${r.artifactId}:${r.version}`;
@@ -149,14 +158,19 @@ export async function restoreVersion(db: Knex, uid: string, allow: (record: Stor
       }
       const current = await trx('versions').select('id', 'version', 'version_key').where({ ...keyOf(row), latest_version: true }).first();
       const takesLatest = record.latestVersion && (!current || String(current.version_key) < String(row.version_key));
-      if (current && takesLatest) {
-        await trx('versions').where({ id: current.id }).update({ latest_version: false, updated_at: trx.fn.now(3) });
+      // The flag taken from the current latest is the first half of one move to the restored record,
+      // and the insert is a restore, not a publish (migration 20261125100000_events).
+      try {
+        if (current && takesLatest) {
+          await markVersionChange(trx, 'latest');
+          await trx('versions').where({ id: current.id }).update({ latest_version: false, updated_at: trx.fn.now(3) });
+        }
+        await markVersionChange(trx, 'restore');
+        const copy = Object.fromEntries(RECORD_COLUMNS.map((c) => [c, row[c]]));
+        await trx('versions').insert({ ...copy, latest_version: takesLatest, updated_at: trx.fn.now(3) });
+      } finally {
+        await markVersionChange(trx, null);
       }
-      const copy = Object.fromEntries(RECORD_COLUMNS.map((c) => [c, row[c]]));
-      // `version.restored` (server/db/events.ts).
-      await markVersionChange(trx, 'restore');
-      await trx('versions').insert({ ...copy, latest_version: takesLatest, updated_at: trx.fn.now(3) });
-      await markVersionChange(trx, null);
       await trx('versions_trash').where({ id: row.id }).delete();
       const restored = { ...record, latestVersion: takesLatest };
       return takesLatest ? { record: restored, latestMovedFrom: current ? String(current.version) : null } : { record: restored };

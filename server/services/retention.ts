@@ -14,6 +14,7 @@ import {
 } from '../../common/schemas/retention.js';
 import {
   type PolicyRow,
+  type RunClaim,
   claimRun,
   deletePolicy,
   findPolicy,
@@ -26,6 +27,7 @@ import {
   trashRecordsOfKey,
   updatePolicy,
 } from '../db/retention.js';
+import { writeAudit } from '../db/audit.js';
 import { appendEvent } from '../db/events.js';
 import type { StoredVersion } from '../db/versions.js';
 import type { Services } from './context.js';
@@ -155,11 +157,15 @@ export interface RetentionFinished {
 }
 
 /**
- * Where the `retention.finished` event is emitted (docs/retention.md, "Daily runs"): called once per
- * finished daily run, after its run row is marked finished.
+ * A daily run is over: its run row is marked finished and the `retention.finished` event written in
+ * one transaction (docs/retention.md, "Daily runs"), and the run goes into the audit log.
  */
-export async function retentionFinished(services: Services, finished: RetentionFinished): Promise<void> {
-  await appendEvent(services.db, 'retention.finished', { ...finished });
+async function retentionFinished(services: Services, run: RunClaim, finished: RetentionFinished): Promise<void> {
+  await services.db.transaction(async (trx) => {
+    await finishRun(trx, run, { deleted: finished.deleted, kept: finished.kept }, services.now());
+    await appendEvent(trx, 'retention.finished', { ...finished });
+  });
+  await writeAudit(services.db, { action: 'retention.run', target: finished.policy.id, outcome: 'ok', details: { ...finished } });
   services.log.info({ event: 'retention.finished', ...finished }, 'retention run finished');
 }
 
@@ -184,10 +190,8 @@ export async function runDueRetention(services: Services, now: Date): Promise<Re
       await renewRun(services.db, run, RUN_LEASE_SECONDS);
     };
     const result = await runPolicy(services, enabled.id, false, renew);
-    const counts = { deleted: result.deleted ?? 0, kept: result.kept };
-    await finishRun(services.db, run, counts, services.now());
-    const summary = { policy: { id: enabled.id, name: enabled.name }, day, ...counts };
-    await retentionFinished(services, summary);
+    const summary = { policy: { id: enabled.id, name: enabled.name }, day, deleted: result.deleted ?? 0, kept: result.kept };
+    await retentionFinished(services, run, summary);
     finished.push(summary);
   }
   return finished;

@@ -1,5 +1,4 @@
-// The trash and restoring from it (docs/retention.md); deleting is declared with the record's other
-// endpoints (repositories.ts).
+// The trash and restoring from it (docs/retention.md); deleting is a repository endpoint.
 import { UidParams, VersionInformation } from '../../../common/schemas/repositories.js';
 import { TrashPage, TrashQuery } from '../../../common/schemas/trash.js';
 import { endpoint } from '../../http/endpoint.js';
