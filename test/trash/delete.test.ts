@@ -36,6 +36,9 @@ describe.each(dbKinds())('deleting records on %s', (kind) => {
     const { latestMovedTo } = await deleteRecord(s, ADMIN, uids['1.9.0']!, true);
     expect(latestMovedTo).toBe('1.10.0');
     expect(await latestOf('a')).toEqual(['1.10.0']);
+    const events = (await server.db('events').select('type', 'data').orderBy('id')).map((e: { type: string; data: string }) => ({ type: e.type, data: JSON.parse(e.data) }));
+    expect(events.filter((e) => e.type === 'version.deleted').map((e) => e.data.record.version)).toEqual(['1.9.0']);
+    expect(events.filter((e) => e.type === 'latest.moved').at(-1)!.data).toMatchObject({ from: '1.9.0', to: '1.10.0' });
     const search = await server.request('POST', '/v1/repositories/search', { body: { artifactId: 'a' } });
     expect(search.body.page.totalElements).toBe(3);
     expect(search.body.versionInformation.map((v: { version: string }) => v.version)).not.toContain('1.9.0');

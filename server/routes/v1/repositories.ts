@@ -1,4 +1,4 @@
-// The repository endpoints: publish, search, latest, one record.
+// The repository endpoints: publish, search, latest, one record, deleting one (docs/retention.md).
 import {
   LatestQuery,
   PAGE_SIZE_MAX,
