@@ -18,13 +18,13 @@ import { parse, parseQuery } from './validate.js';
 /** Answers the request and returns true, or returns false having touched nothing (Koa's then). */
 export type Pipeline = (req: IncomingMessage, res: ServerResponse) => boolean;
 
-/** Every answer carries these (docs/api.md, "Several instances ... and operations"). */
+/** Every answer carries these (docs/api.md, "Headers"). */
 export const SECURITY_HEADERS = { 'X-Content-Type-Options': 'nosniff', 'Referrer-Policy': 'no-referrer' } as const;
 
 interface Route {
   endpoint: Endpoint;
   method: Method;
-  /** The metrics label: the path in the router's form, `/v1/repositories/:uid`. */
+  /** The metrics label: the path in the router's form, with `:uid` for the parameter `{uid}`. */
   label: string;
   /** The path's segments; a parameter's is its name with a leading ':'. */
   segments: string[];
@@ -51,7 +51,7 @@ export function createPipeline(endpoints: readonly Endpoint[], services: Service
     if (route.segments.some((s) => s.startsWith(':'))) withParams.push(route);
     else byPath.set(route.segments.join('/'), [...(byPath.get(route.segments.join('/')) ?? []), route]);
   }
-  // A trailing slash is the same path (`/v1/users/`), as is another letter case of its fixed parts.
+  // A trailing slash is the same path, as is another letter case of its fixed parts.
   const trimmed = (path: string) => (path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path);
   const ownsPath = (path: string) => {
     const lower = trimmed(path).toLowerCase();

@@ -3,6 +3,7 @@
 import type { Middleware } from 'koa';
 import type { Logger } from 'pino';
 import { UNMATCHED_ROUTE, countRequest, logRequest, requestIdFrom } from '../http/observe.js';
+import { SECURITY_HEADERS } from '../http/pipeline.js';
 import type { Metrics } from '../metrics.js';
 
 export function observe(log: Logger, metrics: Metrics | undefined): Middleware {
@@ -11,6 +12,8 @@ export function observe(log: Logger, metrics: Metrics | undefined): Middleware {
     const id = requestIdFrom(ctx.get('X-Request-Id'));
     ctx.state.requestId = id;
     ctx.set('X-Request-Id', id);
+    ctx.set(SECURITY_HEADERS);
+    ctx.set('Content-Security-Policy', "frame-ancestors 'none'");
     let status: number | undefined;
     try {
       await next();

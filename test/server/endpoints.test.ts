@@ -61,7 +61,7 @@ describe('endpoints', () => {
   it('writes each /v1 path in exactly one server file: its declaration under server/routes', () => {
     const files = new Map<string, Set<string>>();
     for (const file of sources(join(ROOT, 'server'))) {
-      for (const [, path] of readFileSync(file, 'utf8').matchAll(/['"`](\/v1\/[^'"`\s]*)['"`]/g)) {
+      for (const [, path] of readFileSync(file, 'utf8').matchAll(/['"`](\/v1\/[^'"`\s]+)['"`]/g)) {
         files.set(path!, (files.get(path!) ?? new Set()).add(relative(ROOT, file)));
       }
     }
