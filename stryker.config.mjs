@@ -4,7 +4,7 @@
 // Some modules only: `MUTATE=order,jobs npm run mutate`.
 
 /**
- * What is mutated, by module, and the tests that speak for it (vitest.mutate.config.ts runs those;
+ * What is mutated, by module, and the tests that speak for it (vitest.mutate.config.mjs runs those;
  * of them, each mutant runs only the tests that run its code). When code moves, change the paths here.
  */
 export const MODULES = {
@@ -33,7 +33,10 @@ export const MODULES = {
   },
 };
 
-/** The modules of this run: those MUTATE names (comma-separated), else all. */
+/**
+ * The modules of this run: those MUTATE names (comma-separated), else all.
+ * @returns {{ name: string; mutate: string[]; tests: string[] }[]}
+ */
 export function selectedModules(env = process.env) {
   const names = env.MUTATE ? env.MUTATE.split(',').map((n) => n.trim()) : Object.keys(MODULES);
   const unknown = names.filter((n) => !(n in MODULES));
@@ -47,7 +50,7 @@ const RUN = process.env.MUTATE ? process.env.MUTATE.replaceAll(',', '-') : 'all'
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
   testRunner: 'vitest',
-  vitest: { configFile: 'vitest.mutate.config.ts', related: false },
+  vitest: { configFile: 'vitest.mutate.config.mjs', related: false },
   coverageAnalysis: 'perTest',
   mutate: selectedModules().flatMap((m) => m.mutate),
   ignorePatterns: ['dist', 'reports', 'bench/results', '.stryker-tmp'],

@@ -57,3 +57,31 @@ describe('verifyToken', () => {
     expect(settings.verified.has(tokens.at(-1)!)).toBe(true);
   });
 });
+
+describe('issueToken and verifyToken', () => {
+  const secret = 'a-secret-of-enough-length-for-tests';
+  const settings = () => tokenSettings(secret, 'repoadmin', 3600);
+
+  it('issues HS256 claims of the user, expiring after the configured time', () => {
+    const now = new Date('2026-11-24T10:00:00.700Z');
+    const { token, expiresAt } = issueToken(settings(), user, now);
+    expect(expiresAt.toISOString()).toBe('2026-11-24T11:00:00.000Z');
+    expect(jwt.decode(token, { complete: true })).toMatchObject({
+      header: { alg: 'HS256' },
+      payload: { sub: 'ci', scopes: [{ authority: 'ROLE_USER' }], iss: 'repoadmin', iat: Date.parse('2026-11-24T10:00:00Z') / 1000, exp: Date.parse('2026-11-24T11:00:00Z') / 1000, uid: user.userId, tv: 3 },
+    });
+  });
+
+  it('refuses a token of another issuer, of another algorithm, or without the claims it relies on', () => {
+    const claims = { sub: 'ci', scopes: [], iss: 'repoadmin', uid: user.userId, tv: 3 };
+    const exp = Math.floor(Date.now() / 1000) + 600;
+    const signed = (payload: object, algorithm: jwt.Algorithm = 'HS256') => jwt.sign(payload, secret, { algorithm });
+    expect(verifyToken(settings(), signed({ ...claims, exp })).sub).toBe('ci');
+    expect(() => verifyToken(settings(), signed({ ...claims, exp, iss: 'elsewhere' }))).toThrow('the token is not valid');
+    expect(() => verifyToken(settings(), signed({ ...claims, exp }, 'HS512'))).toThrow('the token is not valid');
+    for (const left of ['exp', 'uid', 'tv', 'sub'] as const) {
+      const { [left]: _left, ...rest } = { ...claims, exp };
+      expect(() => verifyToken(settings(), signed(rest)), left).toThrow('the token is not valid');
+    }
+  });
+});
