@@ -18,7 +18,7 @@ import { parse, parseQuery } from './validate.js';
 /** Answers the request and returns true, or returns false having touched nothing (Koa's then). */
 export type Pipeline = (req: IncomingMessage, res: ServerResponse) => boolean;
 
-/** Every answer carries these (docs/api.md, "Several instances ... and operations"). */
+/** Every answer carries these (docs/api.md, "General"). */
 const SECURITY_HEADERS = { 'X-Content-Type-Options': 'nosniff', 'Referrer-Policy': 'no-referrer' } as const;
 
 interface Route {
