@@ -41,7 +41,8 @@ export interface ServerConfig {
   requireAdminPassword: boolean;
   searchPublic: boolean;
   bcryptCost: number;
-  trustProxy: boolean;
+  /** Proxies in front that add to X-Forwarded-For: the client is the N-th entry from the right (0: the socket's address). */
+  trustProxy: number;
   metrics: boolean;
   logLevel: string;
   /** What the operator should know at start (secrets given where other users can read them). */
@@ -166,6 +167,13 @@ export function loadConfig(args: string[], env: NodeJS.ProcessEnv): ServerConfig
     throw usage(`${r.source} must be true or false, not "${r.value}"`);
   };
 
+  /** REPO_MAN_TRUST_PROXY: a number of proxies; true means one, false none. */
+  const proxies = () => {
+    const r = raw('trustProxy');
+    if (r && /^\d+$/.test(r.value.trim())) return int('trustProxy', 0, 10);
+    return bool('trustProxy') ? 1 : 0;
+  };
+
   const kindText = str('dbKind').toLowerCase();
   const kind = KINDS[kindText];
   if (!kind) {
@@ -239,7 +247,7 @@ export function loadConfig(args: string[], env: NodeJS.ProcessEnv): ServerConfig
     searchPublic: bool('searchPublic'),
     // bcrypt allows 31, but each step doubles the time: 18 already takes about 16 s a hash here.
     bcryptCost: int('bcryptCost', 4, 18),
-    trustProxy: bool('trustProxy'),
+    trustProxy: proxies(),
     metrics: bool('metrics'),
     logLevel,
     workers,

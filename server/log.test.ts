@@ -1,3 +1,4 @@
+import os from 'node:os';
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { createLogger, formatLine } from './log.js';
@@ -21,6 +22,13 @@ describe('createLogger', () => {
     const entry = JSON.parse(lines[0]!);
     expect(entry).toMatchObject({ level: 30, msg: 'request', requestId: 'r1', method: 'GET', path: '/health', status: 200 });
     expect(entry.time).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+  });
+
+  it('names the instance (host name and pid) in every line, as several instances write to one place', () => {
+    const { lines, log } = capture();
+    log.info('one');
+    log.child({ requestId: 'r2' }).warn('two');
+    expect(lines.map((line) => JSON.parse(line).instance)).toEqual([`${os.hostname()}:${process.pid}`, `${os.hostname()}:${process.pid}`]);
   });
 
   it('redacts password and token fields and the authorization header', () => {

@@ -1,12 +1,18 @@
 // Structured JSON log lines (pino) on stdout, or one readable line each when stdout is a terminal;
 // never bodies, passwords or tokens.
+import os from 'node:os';
 import pino, { type DestinationStream, type Logger } from 'pino';
+
+/** Which process wrote a line, among several instances and workers: host name and pid. */
+export function instanceName(): string {
+  return `${os.hostname()}:${process.pid}`;
+}
 
 export function createLogger(level: string, destination?: DestinationStream): Logger {
   return pino(
     {
       level,
-      base: undefined,
+      base: { instance: instanceName() },
       timestamp: pino.stdTimeFunctions.isoTime,
       // A PostgreSQL error's detail quotes the values of the row it refused ("Key (token_hash)=(...)").
       redact: { paths: ['req.headers.authorization', '*.password', '*.token', 'err.detail'], censor: '[redacted]' },

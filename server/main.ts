@@ -2,7 +2,7 @@
 // environment, says where it listens, and stops gracefully on SIGTERM and SIGINT.
 import cluster from 'node:cluster';
 import type { Io } from '../common/io.js';
-import { runPrimary } from './cluster.js';
+import { runPrimary, WORKER_READY } from './cluster.js';
 import { loadConfig } from './config.js';
 import { createLogger } from './log.js';
 import { collectStartupGarbage, letYoungGenerationGrow } from './memory.js';
@@ -59,8 +59,9 @@ export async function runServer(args: string[], env: NodeJS.ProcessEnv, io: Io, 
   }
   const server = await starting;
   if (config.db.kind === 'pglite') collectStartupGarbage();
-  // A worker of --workers stays quiet: the primary says where the workers listen.
+  // A worker of --workers stays quiet: it tells the primary, which says where the workers listen.
   if (cluster.isPrimary) announce(io, cli, server.port, server.description, server.adminMustChangePassword);
+  else process.send?.({ type: WORKER_READY, port: server.port });
 
   const stopped = await stopSignal;
   // Workers stop quietly (also above, while starting): the primary says it once for all of them.

@@ -1,7 +1,10 @@
 // Prometheus metrics of one app, in a registry of its own (several apps share a test process).
-import type { Middleware } from 'koa';
+// Under --workers, /metrics is the sum over all workers: the worker that is asked asks the primary,
+// which collects every worker's registry (prom-client's AggregatorRegistry). Counters and histograms
+// add up; gauges carry a `worker` label, as their sum would mean nothing.
+import cluster from 'node:cluster';
 import type { Knex } from 'knex';
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { AggregatorRegistry, Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 export interface Metrics {
   registry: Registry;
@@ -21,9 +24,15 @@ interface Pool {
 
 export const LOGIN_RESULTS = ['success', 'failure', 'rate_limited', 'invalid', 'error'] as const;
 
+/** The label that tells workers apart, under --workers; none otherwise. */
+function workerLabel(): Record<string, string> {
+  return cluster.isWorker ? { worker: String(cluster.worker!.id) } : {};
+}
+
 export function createMetrics(db: Knex): Metrics {
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
+  const worker = workerLabel();
+  collectDefaultMetrics({ register: registry, labels: worker });
   const labelNames = ['method', 'route', 'status'] as const;
   const metrics: Metrics = {
     registry,
@@ -55,30 +64,82 @@ export function createMetrics(db: Knex): Metrics {
   new Gauge({
     name: 'repoadmin_db_pool_connections',
     help: 'Database pool connections: used, free, and requests waiting for one (pending)',
-    labelNames: ['state'] as const,
+    labelNames: ['state', 'worker'] as const,
     registers: [registry],
     collect() {
       const p = pool();
-      this.set({ state: 'used' }, p?.numUsed() ?? 0);
-      this.set({ state: 'free' }, p?.numFree() ?? 0);
-      this.set({ state: 'pending' }, p?.numPendingAcquires() ?? 0);
+      this.set({ ...worker, state: 'used' }, p?.numUsed() ?? 0);
+      this.set({ ...worker, state: 'free' }, p?.numFree() ?? 0);
+      this.set({ ...worker, state: 'pending' }, p?.numPendingAcquires() ?? 0);
     },
   });
   new Gauge({
     name: 'repoadmin_db_pool_max',
     help: 'Largest number of database connections the pool opens',
+    labelNames: ['worker'] as const,
     registers: [registry],
     collect() {
-      this.set(pool()?.max ?? 0);
+      this.set(worker, pool()?.max ?? 0);
     },
   });
+  if (cluster.isWorker) {
+    // Constructing one installs the listener that answers the primary with this registry.
+    new AggregatorRegistry();
+    AggregatorRegistry.setRegistries(registry);
+  }
   return metrics;
 }
 
-/** GET /metrics: the registry in the Prometheus text format. */
-export function metricsEndpoint(metrics: Metrics): Middleware {
-  return async (ctx) => {
-    ctx.type = metrics.registry.contentType;
-    ctx.body = await metrics.registry.metrics();
-  };
+const METRICS_REQUEST = 'repoadmin:metrics-request';
+const METRICS_ANSWER = 'repoadmin:metrics-answer';
+/** The primary collects from every worker; prom-client itself gives up on one after 5 s. */
+const CLUSTER_WAIT_MS = 6_000;
+
+interface MetricsAnswer {
+  type: typeof METRICS_ANSWER;
+  id: number;
+  text?: string;
+  error?: string;
+}
+
+/** In the primary of --workers: answers a worker's request for the sum over all workers. */
+export function answerMetricsRequests(): void {
+  const aggregator = new AggregatorRegistry();
+  cluster.on('message', (worker, message: { type?: string; id?: number }) => {
+    if (message?.type !== METRICS_REQUEST) return;
+    const reply = (answer: Omit<MetricsAnswer, 'type' | 'id'>) => {
+      if (worker.isConnected()) worker.send({ type: METRICS_ANSWER, id: message.id, ...answer });
+    };
+    aggregator.clusterMetrics().then(
+      (text: string) => reply({ text }),
+      (error: Error) => reply({ error: error.message }),
+    );
+  });
+}
+
+let nextRequest = 0;
+
+/** In a worker: the sum over all workers, from the primary. */
+function clusterMetrics(): Promise<string> {
+  const id = nextRequest++;
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => finish(new Error('the primary did not send the metrics in time')), CLUSTER_WAIT_MS);
+    const onMessage = (message: MetricsAnswer) => {
+      if (message?.type !== METRICS_ANSWER || message.id !== id) return;
+      finish(message.error === undefined ? undefined : new Error(message.error), message.text);
+    };
+    function finish(error?: Error, text?: string) {
+      clearTimeout(timer);
+      process.off('message', onMessage);
+      if (error) reject(error);
+      else resolve(text ?? '');
+    }
+    process.on('message', onMessage);
+    process.send!({ type: METRICS_REQUEST, id });
+  });
+}
+
+/** What GET /metrics answers, in the Prometheus text format: under --workers, the sum over the workers. */
+export function metricsText(metrics: Metrics): Promise<string> {
+  return cluster.isWorker ? clusterMetrics() : metrics.registry.metrics();
 }

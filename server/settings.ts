@@ -33,7 +33,7 @@ export const SETTINGS = {
   requireAdminPassword: { arg: 'repoadmin_require_admin_password', env: ['REPO_MAN_REQUIRE_ADMIN_PASSWORD'], about: 'refuse a first start without that password (the image sets it)', default: 'false' },
   searchPublic: { arg: 'repoadmin_search_public', env: ['REPO_MAN_SEARCH_PUBLIC'], about: 'search without a token', default: 'true' },
   bcryptCost: { arg: 'repoadmin_bcrypt_cost', env: ['REPO_MAN_BCRYPT_COST'], about: 'password hashing cost, 4 to 18 (each step doubles the time of a login)', default: '12' },
-  trustProxy: { arg: 'repoadmin_trust_proxy', env: ['REPO_MAN_TRUST_PROXY'], about: 'take the client address from X-Forwarded-For', default: 'false' },
+  trustProxy: { arg: 'repoadmin_trust_proxy', env: ['REPO_MAN_TRUST_PROXY'], about: 'proxies in front (0 to 10; true means 1): the client address is that many X-Forwarded-For entries from the right', default: 'false' },
   metrics: { arg: 'repoadmin_metrics', env: ['REPO_MAN_METRICS'], about: 'serve /metrics', default: 'true' },
   logLevel: { arg: 'repoadmin_log_level', env: ['REPO_MAN_LOG_LEVEL'], about: 'fatal, error, warn, info, debug, trace or silent', default: 'info' },
   workers: { arg: 'workers', env: ['REPO_MAN_WORKERS'], about: 'processes serving requests, 1 to 64; more than 1 only on postgres, mariadb or mysql', default: '1' },

@@ -11,6 +11,9 @@ import { openDatabase } from './db/connect.js';
 import { createHttpServer } from './http-server.js';
 import { errorBody } from './http/errors.js';
 import { startOutbox } from './services/outbox.js';
+import { logRequest, requestIdFrom } from './http/observe.js';
+import { SECURITY_HEADERS } from './http/pipeline.js';
+import { createScheduler, type Scheduler, type SchedulerOptions } from './schedule.js';
 import { prepareDatabase } from './setup.js';
 
 export interface StartOptions {
@@ -21,6 +24,8 @@ export interface StartOptions {
   now?: () => Date;
   /** What the operator should know as soon as it is known (a data folder that was open to others). */
   warn?: (message: string) => void;
+  /** How often the scheduler ticks and how long its leases hold (tests: much less than the defaults). */
+  schedule?: Pick<SchedulerOptions, 'tickMs' | 'leaseMs'>;
 }
 
 export interface RunningServer {
@@ -30,6 +35,8 @@ export interface RunningServer {
   description: string;
   /** True when the first administrator was created now with the documented password. */
   adminMustChangePassword: boolean;
+  /** Work on a schedule, run once across the instances on this database (server/schedule.ts). */
+  scheduler: Scheduler;
   /**
    * Stops taking connections, gives requests in flight up to `graceMs` to finish (idle keep-alive
    * connections are closed as they become idle), then closes the database.
@@ -48,10 +55,20 @@ function listen(server: http.Server, port: number, host: string | undefined): Pr
   });
 }
 
-/** Answers while the database is being opened: the port is taken before that, so nothing is created when it is not free. */
-function starting(_request: http.IncomingMessage, response: http.ServerResponse): void {
-  const body = JSON.stringify(errorBody(new AppError('unavailable', 'the server is starting; try again in a moment')));
-  response.writeHead(503, { 'content-type': 'application/json; charset=utf-8', 'retry-after': '1' }).end(body);
+/**
+ * Answers while the database is being opened: the port is taken before that, so nothing is created
+ * when it is not free. Like every answer, with an X-Request-Id, the security headers and a log line.
+ */
+function starting(log: Logger): http.RequestListener {
+  return (request, response) => {
+    const started = process.hrtime.bigint();
+    const requestId = requestIdFrom(request.headers['x-request-id']);
+    const body = JSON.stringify(errorBody(new AppError('unavailable', 'the server is starting; try again in a moment')));
+    response
+      .writeHead(503, { 'content-type': 'application/json; charset=utf-8', 'retry-after': '1', 'X-Request-Id': requestId, ...SECURITY_HEADERS })
+      .end(body);
+    logRequest(log, requestId, request.method ?? 'GET', (request.url ?? '/').split('?', 1)[0]!, 503, started);
+  };
 }
 
 function closeServer(server: http.Server, graceMs: number): Promise<void> {
@@ -72,7 +89,7 @@ function closeServer(server: http.Server, graceMs: number): Promise<void> {
 }
 
 export async function startServer(config: ServerConfig, options: StartOptions): Promise<RunningServer> {
-  let handler: http.RequestListener = starting;
+  let handler: http.RequestListener = starting(options.log);
   const server = createHttpServer((request, response) => handler(request, response));
   let port: number;
   try {
@@ -96,14 +113,18 @@ export async function startServer(config: ServerConfig, options: StartOptions): 
     const { db, description, close } = database;
     // Webhook deliveries: every process sends its share (docs/webhooks.md, "Delivery").
     const outbox = startOutbox({ db, config, log: options.log, now: options.now ?? (() => new Date()) });
+    const scheduler = createScheduler(db, { log: options.log, ...options.schedule });
+    scheduler.start();
     return {
       port,
       db,
       description,
       adminMustChangePassword: prepared.adminMustChangePassword,
+      scheduler,
       async stop(graceMs) {
         await closeServer(server, graceMs);
         await outbox.stop();
+        await scheduler.stop();
         await close();
       },
     };

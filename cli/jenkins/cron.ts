@@ -131,5 +131,6 @@ function termProblem(term: string, field: Field): string | undefined {
 
 /** java.lang.String.trim: strips characters up to U+0020 at both ends, and nothing else. */
 function javaTrim(text: string): string {
+  // eslint-disable-next-line no-control-regex -- the characters String.trim strips are the control characters and the space
   return text.replace(/^[\u0000-\u0020]+|[\u0000-\u0020]+$/g, '');
 }

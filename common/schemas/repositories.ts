@@ -19,6 +19,7 @@ export const FILTER_MAX = 512;
 const REPOSITORY_URL = /^(?:(?:https?|ssh|git\+ssh|git):\/\/[^\s/?#]+[^\s]*|(?:[A-Za-z0-9._~-]+@)?[A-Za-z0-9.-]+:(?!\/\/)[^\s]+)$/;
 
 /** Control characters (C0, DEL, C1; NUL has its own message): a coordinate with one cannot be typed, shown or matched as written. */
+// eslint-disable-next-line no-control-regex -- finds control characters, on purpose
 const CONTROL = /[\u0001-\u001f\u007f-\u009f]/;
 
 /** A coordinate (project, branch, group, artifact, version, type): text without control characters. */

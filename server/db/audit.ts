@@ -1,7 +1,7 @@
 // The audit log: who did what, from where, with what outcome (docs/webhooks.md, "Audit log").
 // Never a password, token or secret: details pass through withoutSecrets before they are stored.
 import type { Db } from './dialects/index.js';
-import { toDate, toNumber } from './rows.js';
+import { affectedCount, toDate, toNumber } from './rows.js';
 
 export type AuditOutcome = 'ok' | 'denied' | 'failed';
 export type AuditVia = 'password' | 'session' | 'token';
@@ -94,5 +94,5 @@ export async function listAudit(db: Db, filter: AuditFilter): Promise<{ items: S
 
 /** Deletes entries older than `days` (365 by default). Scheduled work: (db, now). */
 export async function expireAudit(db: Db, now: Date, days: number): Promise<number> {
-  return db('audit').where('at', '<', new Date(now.getTime() - days * 86_400_000)).delete();
+  return affectedCount(await db('audit').where('at', '<', new Date(now.getTime() - days * 86_400_000)).delete());
 }

@@ -3,6 +3,7 @@
 // (server/db/dialects/<kind>.ts) and registers its dialect for the database it opened.
 import type { Knex } from 'knex';
 import type { ServerConfig } from '../config.js';
+import { withDatabaseLock } from './database-lock.js';
 import { openMysql } from './dialects/mysql.js';
 import { MEMORY, openPglite } from './dialects/pglite.js';
 import { openPostgres } from './dialects/postgres.js';
@@ -25,6 +26,18 @@ export async function openDatabase(config: ServerConfig['db']): Promise<Database
   return { db, description, warnings: [], close: () => db.destroy() };
 }
 
+/**
+ * Brings the schema up to date, under the database-wide `schema` lock, so that any number of
+ * instances may start at once: one migrates, the others wait and then find nothing to do. knex's
+ * own lock row is freed first: a start killed while migrating leaves it set, and no one else is
+ * migrating while this instance holds the database's lock. The embedded database (a pool of one
+ * connection) is one process's: no lock, and none could be held beside the migration's connection.
+ */
 export async function migrateLatest(db: Knex): Promise<void> {
-  await db.migrate.latest(MIGRATION_CONFIG);
+  const migrate = async () => {
+    await db.migrate.forceFreeMigrationsLock(MIGRATION_CONFIG);
+    await db.migrate.latest(MIGRATION_CONFIG);
+  };
+  if ((db.client.config as Knex.Config).pool?.max === 1) await migrate();
+  else await withDatabaseLock(db, 'schema', migrate);
 }

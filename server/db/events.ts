@@ -9,7 +9,7 @@
 // database kind, with no snapshot arithmetic (docs/webhooks.md, "The feed").
 import type { Knex } from 'knex';
 import { type Db, type VersionChange, dialectOf } from './dialects/index.js';
-import { toDate, toNumber } from './rows.js';
+import { affectedCount, toDate, toNumber } from './rows.js';
 
 export type { VersionChange } from './dialects/index.js';
 
@@ -101,5 +101,5 @@ export async function lastSeq(db: Db): Promise<number> {
 
 /** Deletes events older than `days` (docs/webhooks.md, "Retention"). Scheduled work: (db, now). */
 export async function expireEvents(db: Db, now: Date, days: number): Promise<number> {
-  return db('events').where('created_at', '<', new Date(now.getTime() - days * 86_400_000)).whereNotNull('seq').delete();
+  return affectedCount(await db('events').where('created_at', '<', new Date(now.getTime() - days * 86_400_000)).whereNotNull('seq').delete());
 }

@@ -25,7 +25,7 @@ describe('lockDataDir', { timeout: 60_000 }, () => {
     const holder = locker(dir);
     try {
       expect(await holder.answer).toBe('locked');
-      expect(() => lockDataDir(dir)).toThrow(`in use by another server (pid ${holder.child.pid} on ${os.hostname()})`);
+      expect(() => lockDataDir(dir)).toThrow(`in use by another server (pid ${holder.child.pid}) on ${os.hostname()};`);
     } finally {
       holder.child.kill('SIGKILL');
     }
@@ -37,9 +37,9 @@ describe('lockDataDir', { timeout: 60_000 }, () => {
     expect(await holder.answer).toBe('locked');
     holder.child.kill('SIGKILL');
     await holder.exited;
-    expect(fs.readFileSync(path.join(dir, 'repoadmin.lock'), 'utf8')).toContain(`pid ${holder.child.pid} `);
+    expect(fs.readFileSync(path.join(dir, 'repoadmin.lock'), 'utf8')).toBe(`${holder.child.pid} ${os.hostname()}\n`);
     const release = lockDataDir(dir);
-    expect(fs.readFileSync(path.join(dir, 'repoadmin.lock'), 'utf8')).toBe(`pid ${process.pid} on ${os.hostname()}\n`);
+    expect(fs.readFileSync(path.join(dir, 'repoadmin.lock'), 'utf8')).toBe(`${process.pid} ${os.hostname()}\n`);
     release();
     // Released: another process takes it.
     const next = locker(dir, 0);
@@ -60,7 +60,8 @@ describe('lockDataDir', { timeout: 60_000 }, () => {
 
   it('lets exactly one of several servers starting at once take it', async () => {
     const dir = tempDir();
-    const lockers = Array.from({ length: 6 }, () => locker(dir, 1500));
+    // Held long enough that every other one has asked while it holds, however slowly they start.
+    const lockers = Array.from({ length: 6 }, () => locker(dir, 15_000));
     const answers = await Promise.all(lockers.map((l) => l.answer));
     await Promise.all(lockers.map((l) => l.exited));
     expect(answers.filter((a) => a === 'locked')).toHaveLength(1);

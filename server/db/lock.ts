@@ -10,10 +10,11 @@ import { AppError } from '../../common/errors.js';
 
 const LOCK_FILE = 'repoadmin.lock';
 
-function inUse(dir: string, holder: string): AppError {
+/** `holder`: "pid N", or how else it is known; `host`: where that pid is, when known. */
+function inUse(dir: string, holder: string, host?: string): AppError {
   return new AppError(
     'conflict',
-    `the embedded database at ${dir} is in use by another server (${holder}); stop it first or choose another --repoadmin_data_dir / REPO_MAN_DATA_DIR`,
+    `the embedded database at ${dir} is in use by another server (${holder})${host ? ` on ${host}` : ''}; stop it first or choose another --repoadmin_data_dir / REPO_MAN_DATA_DIR`,
   );
 }
 
@@ -47,13 +48,14 @@ export function lockDataDir(dir: string): () => void {
     return lockWithPidFile(dir, file);
   }
   if (!taken) {
-    const holder = fs.readFileSync(fd, 'utf8').trim();
+    // "PID HOST", written by the holder once it had the lock.
+    const [pid, host] = fs.readFileSync(fd, 'utf8').trim().split(' ');
     fs.closeSync(fd);
-    throw inUse(dir, holder || 'a server that is still starting');
+    throw inUse(dir, pid ? `pid ${pid}` : 'a server that is still starting', host);
   }
   // For the message a second server shows: which server, where (a pid alone means little in a container).
   fs.ftruncateSync(fd, 0);
-  fs.writeSync(fd, `pid ${process.pid} on ${os.hostname()}\n`, 0);
+  fs.writeSync(fd, `${process.pid} ${os.hostname()}\n`, 0);
   let released = false;
   return () => {
     if (released) return;

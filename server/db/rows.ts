@@ -22,3 +22,10 @@ export function isUniqueViolation(error: unknown): boolean {
   const code = (error as { code?: string } | undefined)?.code;
   return code === '23505' || code === 'ER_DUP_ENTRY';
 }
+
+/** The rows an update or delete touched: a number from pg and mysql2, a result object from PGlite. */
+export function affectedCount(result: unknown): number {
+  if (typeof result === 'number') return result;
+  const r = result as { affectedRows?: number; rowCount?: number } | null;
+  return r?.affectedRows ?? r?.rowCount ?? 0;
+}

@@ -9,7 +9,7 @@ import type { Knex } from 'knex';
 import { AppError } from '../../common/errors.js';
 import { type Db, dialectOf } from './dialects/index.js';
 import { retryConflicts } from './faults.js';
-import { toDate, toNumber } from './rows.js';
+import { affectedCount, toDate, toNumber } from './rows.js';
 
 export interface StoredWebhook {
   id: string;
@@ -97,12 +97,12 @@ export async function updateWebhook(db: Db, id: string, fields: Partial<WebhookF
     // Enabled again: a fresh start for the failure count.
     if (fields.active) Object.assign(changes, { disabled_reason: null, failures_in_row: 0 });
   }
-  if ((await db('webhooks').where({ id }).update(changes)) === 0) throw new AppError('not_found', `no webhook with id ${id}`);
+  if (affectedCount(await db('webhooks').where({ id }).update(changes)) === 0) throw new AppError('not_found', `no webhook with id ${id}`);
   return findWebhook(db, id);
 }
 
 export async function deleteWebhook(db: Db, id: string): Promise<void> {
-  if ((await db('webhooks').where({ id }).delete()) === 0) throw new AppError('not_found', `no webhook with id ${id}`);
+  if (affectedCount(await db('webhooks').where({ id }).delete()) === 0) throw new AppError('not_found', `no webhook with id ${id}`);
 }
 
 /** A new secret signs from now on; the current one keeps signing beside it until `overlapUntil`. */
@@ -116,7 +116,7 @@ export async function rotateWebhookSecret(db: Db, id: string, secret: string, ov
 /** Disables a webhook and says why; false when it was already disabled. */
 export async function disableWebhook(db: Db, id: string, reason: string): Promise<boolean> {
   const changed = await db('webhooks').where({ id, active: true }).update({ active: false, disabled_reason: reason.slice(0, 500), updated_at: db.fn.now(3) });
-  return changed > 0;
+  return affectedCount(changed) > 0;
 }
 
 /**
@@ -276,7 +276,7 @@ export async function recordAttempt(db: Db, claim: { id: string; webhookId: stri
         lease_token: null,
         updated_at: trx.fn.now(3),
       });
-    if (changed === 0) return false;
+    if (affectedCount(changed) === 0) return false;
     await trx('webhooks')
       .where({ id: claim.webhookId })
       .update(delivered ? { failures_in_row: 0, last_success_at: trx.fn.now(3) } : { failures_in_row: trx.raw('failures_in_row + 1') });
@@ -337,13 +337,13 @@ export async function redeliver(db: Db, webhookId: string, deliveryId: string): 
   const changed = await db('deliveries')
     .where({ id: deliveryId, webhook_id: webhookId })
     .update({ status: 'pending', attempts: 0, next_attempt_at: db.fn.now(3), lease_until: null, lease_token: null, updated_at: db.fn.now(3) });
-  if (changed === 0) throw new AppError('not_found', `no delivery ${deliveryId} of webhook ${webhookId}`);
+  if (affectedCount(changed) === 0) throw new AppError('not_found', `no delivery ${deliveryId} of webhook ${webhookId}`);
 }
 
 /** Deletes finished deliveries older than `days`. Scheduled work: (db, now). */
 export async function expireDeliveries(db: Db, now: Date, days = 30): Promise<number> {
-  return db('deliveries')
+  return affectedCount(await db('deliveries')
     .whereIn('status', ['delivered', 'failed'])
     .where('updated_at', '<', new Date(now.getTime() - days * 86_400_000))
-    .delete();
+    .delete());
 }

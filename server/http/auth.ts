@@ -40,15 +40,19 @@ export function signedCredential(services: Services, authorization: string | und
 }
 
 /**
- * The socket's address, or with a trusted proxy the first X-Forwarded-For entry when it is an IP
- * address. An IPv6 zone (`fe80::1%eth0`) is dropped: it names an interface, not a client, and would
- * make one address many, of any length.
+ * The socket's address, or behind `proxies` trusted proxies the X-Forwarded-For entry that many from
+ * the right: each proxy appends the address it was reached from, so entries further left were
+ * written by the client itself and cannot move it. A header with fewer entries (a request that did
+ * not come through every proxy) or an entry that is not an IP address leaves the socket's address.
+ * An IPv6 zone (`fe80::1%eth0`) is dropped: it names an interface, not a client, and would make one
+ * address many, of any length.
  */
-export function clientAddress(req: IncomingMessage, trustProxy: boolean): string {
-  if (trustProxy) {
+export function clientAddress(req: IncomingMessage, proxies: number): string {
+  if (proxies > 0) {
     const header = req.headers['x-forwarded-for'];
-    const first = (Array.isArray(header) ? header.join(',') : (header ?? '')).split(',')[0]?.trim().split('%', 1)[0];
-    if (first && isIP(first) !== 0) return first;
+    const entries = (Array.isArray(header) ? header.join(',') : (header ?? '')).split(',');
+    const entry = entries.length >= proxies ? entries[entries.length - proxies]?.trim().split('%', 1)[0] : undefined;
+    if (entry && isIP(entry) !== 0) return entry;
   }
   return req.socket.remoteAddress ?? 'unknown';
 }

@@ -19,7 +19,7 @@ import { parse, parseQuery } from './validate.js';
 export type Pipeline = (req: IncomingMessage, res: ServerResponse) => boolean;
 
 /** Every answer carries these (docs/api.md, "General"). */
-const SECURITY_HEADERS = { 'X-Content-Type-Options': 'nosniff', 'Referrer-Policy': 'no-referrer' } as const;
+export const SECURITY_HEADERS = { 'X-Content-Type-Options': 'nosniff', 'Referrer-Policy': 'no-referrer' } as const;
 
 interface Route {
   endpoint: Endpoint;

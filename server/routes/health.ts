@@ -3,6 +3,7 @@
 import { AppError } from '../../common/errors.js';
 import { within } from '../db/client-timeout.js';
 import { endpoint } from '../http/endpoint.js';
+import { metricsText } from '../metrics.js';
 
 /** Readiness answers within 3 s (docs/api.md, "Faults"), whatever the database's own timeouts. */
 const READY_WITHIN_MS = 2_000;
@@ -42,8 +43,8 @@ export const operationEndpoints = [
     responses: { 200: { description: 'The Prometheus text format', contentType: 'text/plain' } },
     enabled: (services) => services.metrics !== undefined,
     handler: async (_req, services) => {
-      const registry = services.metrics!.registry;
-      return { text: { type: registry.contentType, body: await registry.metrics() } };
+      const metrics = services.metrics!;
+      return { text: { type: metrics.registry.contentType, body: await metricsText(metrics) } };
     },
   }),
 ];

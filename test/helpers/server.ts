@@ -4,7 +4,8 @@ import type { Knex } from 'knex';
 import { type DbKind, type ServerConfig, loadConfig } from '../../server/config.js';
 import { createLogger } from '../../server/log.js';
 import { DEFAULT_ADMIN_ID } from '../../server/services/users.js';
-import { startServer } from '../../server/start.js';
+import type { Scheduler } from '../../server/schedule.js';
+import { type StartOptions, startServer } from '../../server/start.js';
 import { type TestDatabase, createTestDatabase } from './db.js';
 
 /** The administrator's password in test servers (unless `mustChangeAdminPassword`). */
@@ -21,6 +22,8 @@ export interface TestServerOptions {
   database?: TestDatabase;
   /** The server's clock (token expiry, last use, login windows). */
   now?: () => Date;
+  /** The scheduler's tick and lease lengths (server/schedule.ts). */
+  schedule?: StartOptions['schedule'];
 }
 
 export interface TestServer {
@@ -30,6 +33,7 @@ export interface TestServer {
   /** Every log line the server wrote. */
   logs: string[];
   database: TestDatabase;
+  scheduler: Scheduler;
   close(): Promise<void>;
   /** A token of the administrator. */
   adminToken(): Promise<string>;
@@ -69,7 +73,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     },
   });
   const log = createLogger(config.logLevel, sink);
-  const server = await startServer(config, { log, host: '127.0.0.1', now: options.now });
+  const server = await startServer(config, { log, host: '127.0.0.1', now: options.now, schedule: options.schedule });
   const url = `http://127.0.0.1:${server.port}`;
 
   const request: TestServer['request'] = async (method, path, opts = {}) => {
@@ -98,6 +102,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     config,
     logs,
     database,
+    scheduler: server.scheduler,
     request,
     async adminToken() {
       if (adminToken) return adminToken;

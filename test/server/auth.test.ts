@@ -220,7 +220,7 @@ describe.each(dbKinds())('authentication on %s', (kind) => {
   });
 
   it('does not count attempts refused with 429 against the client address', async () => {
-    const proxied = await startTestServer({ kind, config: { trustProxy: true }, now: clockAtWindowStart() });
+    const proxied = await startTestServer({ kind, config: { trustProxy: 1 }, now: clockAtWindowStart() });
     try {
       const from = (name: string, password: string) => login(proxied, name, password, { 'X-Forwarded-For': '198.51.100.9' });
       await proxied.request('POST', '/v1/users', { token: await proxied.adminToken(), body: { username: 'shared-ci', password: 'shared-secret', projectName: 'p', role: 'ROLE_USER' } });
@@ -241,16 +241,33 @@ describe.each(dbKinds())('authentication on %s', (kind) => {
     expect((await login(server, 'forgetful', 'forgetful-secret')).status).toBe(200);
   });
 
-  it('limits one client address to 100 failures, per X-Forwarded-For when the proxy is trusted', async () => {
-    const proxied = await startTestServer({ kind, config: { trustProxy: true }, now: clockAtWindowStart() });
+  it('limits one client address to 100 failures, per X-Forwarded-For entry of the trusted proxies (two here)', async () => {
+    const proxied = await startTestServer({ kind, config: { trustProxy: 2 }, now: clockAtWindowStart() });
     try {
       const from = (ip: string, name: string) => login(proxied, name, 'wrong-password', { 'X-Forwarded-For': `${ip}, 10.0.0.1` });
       for (let i = 0; i < 100; i++) await from('203.0.113.7', `name-${i % 50}`);
-      const blocked = await login(proxied, 'admin', ADMIN_PASSWORD, { 'X-Forwarded-For': '203.0.113.7' });
+      const blocked = await login(proxied, 'admin', ADMIN_PASSWORD, { 'X-Forwarded-For': '203.0.113.7, 10.0.0.1' });
       expect(blocked.status).toBe(429);
       expect(Number(blocked.headers.get('Retry-After'))).toBeGreaterThan(0);
-      const other = await login(proxied, 'admin', ADMIN_PASSWORD, { 'X-Forwarded-For': '203.0.113.8' });
+      const other = await login(proxied, 'admin', ADMIN_PASSWORD, { 'X-Forwarded-For': '203.0.113.8, 10.0.0.1' });
       expect(other.status).toBe(200);
+    } finally {
+      await proxied.close();
+    }
+  });
+
+  it('counts the address the trusted proxy saw: entries the client wrote itself cannot move it', async () => {
+    const proxied = await startTestServer({ kind, config: { trustProxy: 1 }, now: clockAtWindowStart() });
+    try {
+      // The proxy appends the address it was reached from (203.0.113.50); the client varies what it writes before it.
+      for (let i = 0; i < 100; i++) {
+        await login(proxied, `name-${i % 50}`, 'wrong-password', { 'X-Forwarded-For': `198.51.100.${i % 250}, 203.0.113.50` });
+      }
+      const blocked = await login(proxied, 'admin', ADMIN_PASSWORD, { 'X-Forwarded-For': '192.0.2.1, 203.0.113.50' });
+      expect(blocked.status).toBe(429);
+      // Nor can a client name another's address to lock it out: 203.0.113.50 written by 203.0.113.51.
+      const framed = await login(proxied, 'admin', ADMIN_PASSWORD, { 'X-Forwarded-For': '203.0.113.50, 203.0.113.51' });
+      expect(framed.status).toBe(200);
     } finally {
       await proxied.close();
     }

@@ -123,7 +123,7 @@ describe.each(dbKinds())('fuzzing every route on %s', (kind) => {
   let userId: string;
   let secrets: string[];
   beforeAll(async () => {
-    server = await startTestServer({ kind, config: { trustProxy: true, jwt: { secret: JWT_SECRET } } });
+    server = await startTestServer({ kind, config: { trustProxy: 1, jwt: { secret: JWT_SECRET } } });
     admin = await server.adminToken();
     const created = await server.request('POST', '/v1/users', { token: admin, body: { username: 'fuzz-user', password: 'fuzz-user-password', projectName: 'fuzz', role: 'ROLE_USER' } });
     userId = created.body.userId;

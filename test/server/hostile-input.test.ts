@@ -11,7 +11,7 @@ describe.each(dbKinds())('hostile input on %s', (kind) => {
   let server: TestServer;
   let admin: string;
   beforeAll(async () => {
-    server = await startTestServer({ kind, config: { trustProxy: true } });
+    server = await startTestServer({ kind, config: { trustProxy: 1 } });
     admin = await server.adminToken();
   });
   afterAll(() => server?.close());

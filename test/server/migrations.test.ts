@@ -1,11 +1,11 @@
 // Migrations: all up, all down, all up again, on an empty database of each kind.
 import { describe, expect, it } from 'vitest';
-import { openDatabase } from '../../server/db/connect.js';
+import { migrateLatest, openDatabase } from '../../server/db/connect.js';
 import { MIGRATION_CONFIG } from '../../server/db/migrations/index.js';
 import type { DbKind } from '../../server/config.js';
 import { createTestDatabase, dbKinds } from '../helpers/db.js';
 
-const TABLES = ['audit', 'deliveries', 'event_sequence', 'events', 'latest_keys', 'login_attempts', 'retention_policies', 'retention_runs', 'revoked_tokens', 'settings', 'tokens', 'users', 'version_counts', 'versions', 'versions_trash', 'webhooks'];
+const TABLES = ['audit', 'deliveries', 'event_sequence', 'events', 'latest_keys', 'login_attempts', 'retention_policies', 'retention_runs', 'revoked_tokens', 'schedule_leases', 'settings', 'tokens', 'users', 'version_counts', 'versions', 'versions_trash', 'webhooks'];
 
 type Db = Awaited<ReturnType<typeof openDatabase>>['db'];
 
@@ -85,6 +85,114 @@ describe.each(dbKinds())('migrations on %s', (kind) => {
     } finally {
       await opened.close();
       await database.drop();
+    }
+  });
+});
+
+/** What the schema is made of, from the catalogue: columns, indexes, constraints and triggers. */
+async function schemaOf(db: Db, kind: DbKind): Promise<string[]> {
+  if (kind === 'mysql') {
+    const queries = [
+      "select concat_ws(' ', table_name, column_name, column_type, is_nullable, column_default, collation_name, generation_expression) as name from information_schema.columns where table_schema = database()",
+      "select concat_ws(' ', table_name, index_name, non_unique, seq_in_index, column_name) as name from information_schema.statistics where table_schema = database()",
+      "select concat_ws(' ', table_name, constraint_name, delete_rule) as name from information_schema.referential_constraints where constraint_schema = database()",
+      "select concat_ws(' ', trigger_name, action_timing, event_manipulation) as name from information_schema.triggers where trigger_schema = database()",
+    ];
+    const all = await Promise.all(queries.map((q) => names(db, kind, '', q)));
+    return all.flat().sort();
+  }
+  const queries = [
+    "select concat_ws(' ', table_name, column_name, data_type, is_nullable, column_default, collation_name) as name from information_schema.columns where table_schema = 'public'",
+    "select indexdef as name from pg_indexes where schemaname = 'public'",
+    "select conname || ' ' || pg_get_constraintdef(oid) as name from pg_constraint where connamespace = 'public'::regnamespace",
+    "select tgname as name from pg_trigger where not tgisinternal",
+    "select proname as name from pg_proc where pronamespace = 'public'::regnamespace",
+  ];
+  const all = await Promise.all(queries.map((q) => names(db, kind, q, '')));
+  return all.flat().sort();
+}
+
+/**
+ * A statement that changes the schema or the data: stopping before a read, a savepoint or a commit
+ * is the same as stopping before the next change.
+ */
+function changes(args: unknown[]): boolean {
+  const sql = (args[1] as { sql?: string } | undefined)?.sql ?? '';
+  return /^\s*(create|alter|drop|insert|update|delete)\b/i.test(sql);
+}
+
+/**
+ * Lets the first `allowed` changing statements of every knex client of this kind through and fails
+ * every statement after them, as a connection does when its process is killed: nothing more reaches
+ * the database, not even knex's rollback or the release of its lock row.
+ */
+function stopAfter(db: Db, allowed: number): { count: () => number; restore: () => void } {
+  const proto = Object.getPrototypeOf(db.client) as { query: (...args: unknown[]) => Promise<unknown> };
+  const own = Object.prototype.hasOwnProperty.call(proto, 'query');
+  const original = proto.query;
+  let statements = 0;
+  proto.query = function (this: unknown, ...args: unknown[]) {
+    if (statements >= allowed) return Promise.reject(new Error('stopped here'));
+    if (changes(args)) statements++;
+    return original.apply(this, args);
+  };
+  return {
+    count: () => statements,
+    restore: () => {
+      if (own) proto.query = original;
+      else delete (proto as { query?: unknown }).query;
+    },
+  };
+}
+
+describe.each(dbKinds().filter((kind) => kind !== 'pglite'))('a first start stopped at any statement on %s', (kind) => {
+  it('is completed by the next start, whichever statement it was stopped at', { timeout: 600_000 }, async () => {
+    async function fresh<T>(work: (db: Db) => Promise<T>): Promise<T> {
+      const database = await createTestDatabase(kind);
+      const opened = await openDatabase(database.settings);
+      try {
+        return await work(opened.db);
+      } finally {
+        await opened.close().catch(() => undefined);
+        await database.drop();
+      }
+    }
+    const { reference, total } = await fresh(async (db) => {
+      const counter = stopAfter(db, Number.POSITIVE_INFINITY);
+      try {
+        await migrateLatest(db);
+      } finally {
+        counter.restore();
+      }
+      return { reference: await schemaOf(db, kind), total: counter.count() };
+    });
+    expect(reference.join('\n')).toContain('versions_one_latest');
+    for (let allowed = 1; allowed < total; allowed++) {
+      const database = await createTestDatabase(kind);
+      try {
+        const first = await openDatabase(database.settings);
+        const stop = stopAfter(first.db, allowed);
+        try {
+          // Stopped before its last statement, the start fails; stopped after it, only the release
+          // of the lock fails, which the server's end would also take away.
+          await migrateLatest(first.db).catch(() => undefined);
+        } finally {
+          stop.restore();
+          // The first start's connections are gone with it: the lock it held goes with them.
+          await first.close().catch(() => undefined);
+        }
+        const next = await openDatabase(database.settings);
+        try {
+          await migrateLatest(next.db);
+          expect({ allowed, schema: await schemaOf(next.db, kind) }).toEqual({ allowed, schema: reference });
+          const [, pending] = await next.db.migrate.list(MIGRATION_CONFIG);
+          expect(pending).toEqual([]);
+        } finally {
+          await next.close();
+        }
+      } finally {
+        await database.drop();
+      }
     }
   });
 });

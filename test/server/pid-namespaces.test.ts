@@ -51,7 +51,7 @@ describe.skipIf(skipping('servers in two pid namespaces', unavailable))('one emb
       expect(await second.exited).toBe(1);
       // Both are pid 1 in their own namespace: a pid alone could not tell them apart.
       expect(second.stderr()).toContain(
-        `the embedded database at ${dataDir} is in use by another server (pid 1 on ${os.hostname()}); stop it first or choose another --repoadmin_data_dir / REPO_MAN_DATA_DIR`,
+        `the embedded database at ${dataDir} is in use by another server (pid 1) on ${os.hostname()}; stop it first or choose another --repoadmin_data_dir / REPO_MAN_DATA_DIR`,
       );
 
       process.kill(serverPid(first.child), 'SIGKILL');

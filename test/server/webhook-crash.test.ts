@@ -10,6 +10,8 @@ const ADMIN_PASSWORD = 'crash-admin-pw';
 const STARTUP_MS = 90_000;
 const PUBLISHES = 40;
 
+// Tests read arbitrary fields of answers.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
 async function call(url: string, method: string, path: string, token?: string, body?: unknown): Promise<{ status: number; body: any }> {
   const res = await fetch(url + path, {
     method,

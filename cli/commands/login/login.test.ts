@@ -1,3 +1,4 @@
+import { cliInvocation } from '../../invocation.js';
 import { describe, expect, it } from 'vitest';
 import { fakeApi, fakeDeps, scriptedPrompter, SERVER } from '../../../test/cli/fakes.js';
 import { runLogin } from './login.js';
@@ -62,6 +63,7 @@ describe('runLogin', () => {
     const api = fakeApi({ generateToken: async () => ({ ...answer, mustChangePassword: true }) });
     const deps = fakeDeps({ api, env: { REPOADMIN_URL: SERVER, REPOADMIN_USERNAME: 'admin', REPOADMIN_PASSWORD: 'password' } });
     const report = await runLogin({ passwordStdin: false }, deps);
-    expect(report.notes?.[1]).toContain('repoadmin user passwd');
+    // Named as this process was started (cli/invocation.ts): under the test runner, node and its file.
+    expect(report.notes?.[1]).toContain(`run ${cliInvocation(deps.env, process.argv[1]!, process.cwd())} user passwd`);
   });
 });

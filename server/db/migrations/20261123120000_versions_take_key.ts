@@ -11,7 +11,7 @@ import type { Knex } from 'knex';
 export async function up(knex: Knex): Promise<void> {
   if (knex.client.dialect === 'mysql') return;
   await knex.raw(`
-    create function versions_take_key(
+    create or replace function versions_take_key(
       lock_key text, clear_latest boolean, key_project text, key_group text, key_artifact text,
       key_branch text, kept_version text
     ) returns void language plpgsql volatile as $$

@@ -1,10 +1,24 @@
 // The migrations, in order. Listed in code (not read from a folder) so they work inside the bundle.
+//
+// Every migration must be safe to run again from any point: MariaDB and MySQL commit each DDL
+// statement on its own, so a start stopped in the middle (kill -9, SIGTERM, a lost connection)
+// leaves part of a migration done and unrecorded, and the next start runs all of it again.
+// - Schema changes go through `ensureSchema(knex, ...steps)` (./steps.ts): knex schema builders or
+//   SQL strings, run one statement at a time; a table, column, index, constraint, trigger or function
+//   that is already there counts as done. Never `knex.schema.createTable(...)` or `knex.raw('create
+//   ...')` on their own.
+// - Data statements give the same result when run twice: `insert ... on conflict do nothing` (or `do
+//   update` with the computed value; `on duplicate key update` on MySQL), never `count + 1`.
+// - Functions and views: `create or replace`. Each migration is listed below and imports no
+//   application code. test/server/migrations.test.ts stops every migration after each of its
+//   statements and checks that the next run completes it.
 import type { Knex } from 'knex';
 import * as initial from './20261121000000_initial.js';
 import * as versionCounts from './20261121120000_version_counts.js';
 import * as projectTokens from './20261123000000_project_tokens.js';
 import * as versionsTakeKey from './20261123120000_versions_take_key.js';
 import * as events from './20261125100000_events.js';
+import * as scheduleLeases from './20261125180000_schedule_leases.js';
 import * as trash from './20261125200000_trash.js';
 
 interface Migration {
@@ -18,6 +32,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '20261123000000_project_tokens': projectTokens,
   '20261123120000_versions_take_key': versionsTakeKey,
   '20261125100000_events': events,
+  '20261125180000_schedule_leases': scheduleLeases,
   '20261125200000_trash': trash,
 };
 

@@ -1,0 +1,33 @@
+// The 503 a server answers while it is still starting is an answer like any other: X-Request-Id,
+// the security headers, and a line in the log.
+import { spawn } from 'node:child_process';
+import { expect, it } from 'vitest';
+import { sleep } from '../helpers/instances.js';
+import { BIN, cleanEnv, tempDir } from '../helpers/process.js';
+
+const PORT = 19631;
+
+it('carries X-Request-Id and the security headers, and is logged', { timeout: 90_000 }, async () => {
+  // A slow first password hash keeps the server starting for a few seconds.
+  const env = cleanEnv({ REPO_MAN_DATA_DIR: tempDir(), REPO_MAN_BCRYPT_COST: '15', REPO_MAN_ADMIN_PASSWORD: 'starting-admin-pw' });
+  const child = spawn(process.execPath, [BIN, 'server', '--port', String(PORT)], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr!.resume();
+  try {
+    let answer: Response | undefined;
+    for (let i = 0; i < 300 && !answer; i++) {
+      answer = await fetch(`http://127.0.0.1:${PORT}/v1/users`, { headers: { 'X-Request-Id': 'while-starting-1' } }).catch(() => undefined);
+      if (!answer) await sleep(20);
+    }
+    expect(answer?.status).toBe(503);
+    expect(answer!.headers.get('x-request-id')).toBe('while-starting-1');
+    expect(answer!.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(answer!.headers.get('referrer-policy')).toBe('no-referrer');
+    for (let i = 0; i < 50 && !stdout.includes('while-starting-1'); i++) await sleep(100);
+    const line = stdout.split('\n').find((l) => l.includes('while-starting-1'));
+    expect(JSON.parse(line!)).toMatchObject({ requestId: 'while-starting-1', status: 503, path: '/v1/users', method: 'GET' });
+  } finally {
+    child.kill('SIGKILL');
+  }
+});
