@@ -1,4 +1,4 @@
-// The embedded database's process keeps its JavaScript heap small (README, "Embedded database").
+// The embedded database's process keeps its JavaScript heap small (docs/benchmarks.md, "The embedded database's memory").
 import v8 from 'node:v8';
 import { runInNewContext } from 'node:vm';
 

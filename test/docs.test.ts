@@ -1,6 +1,7 @@
 // What a comment cites, a reader can open: every document a source file names (`docs/api.md`,
 // `README.md`, ...) is in the repository, every section it names in quotes
-// (`docs/api.md, "Faults"`) is a heading there, and the links between the files of docs/ resolve.
+// (`docs/api.md, "Faults"`) is a heading there, the links between the files of docs/ resolve, and
+// every repository path README.md and docs/ name (`server/http/pipeline.ts`, `cli/commands/jobs/`) exists.
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -87,6 +88,108 @@ describe('documents named in the source', () => {
     const files = SOURCE_DIRS.flatMap(sourceFiles).filter((file) => file !== THIS_FILE);
     expect(files.length).toBeGreaterThan(100);
     const problems = files.flatMap((file) => citationProblems(readFileSync(file, 'utf8'), file));
+    expect(problems).toEqual([]);
+  });
+});
+
+/** The repository's own top-level folders: every folder at the root but git's and what .gitignore leaves out (dist/, node_modules/). */
+function repositoryFolders(): Set<string> {
+  const ignored = readFileSync(path.join(ROOT, '.gitignore'), 'utf8')
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => /^[\w.-]+\/$/.test(line))
+    .map((line) => line.slice(0, -1));
+  return new Set(
+    readdirSync(ROOT, { withFileTypes: true })
+      .filter((entry) => entry.isDirectory() && entry.name !== '.git' && !ignored.includes(entry.name))
+      .map((entry) => entry.name),
+  );
+}
+
+/** What a Markdown text names in backticks, outside its fenced blocks (commands and examples). */
+function inlineCode(text: string): string[] {
+  const prose = text.replace(/^```[\s\S]*?^```/gm, '');
+  return [...prose.matchAll(/`([^`\n]+)`/g)].map(([, code]) => code!);
+}
+
+/**
+ * The problems of one Markdown file's repository paths, as `file: problem` lines. A repository path
+ * is a backticked name whose first part is a top-level folder of the repository
+ * (`server/http/pipeline.ts`, `cli/commands/jobs/`, `.ci/run`), or a backticked document (`api.md`,
+ * `docs/cli.md`, found beside the file, at the root or under docs/), or the target of a relative link.
+ * A pattern or a placeholder (`server/routes/v1/<resource>.ts`, `cli/jenkins/*`) names no one file,
+ * and a command (`npx vitest run test/docs.test.ts`, with a space) is not a name: neither is checked.
+ */
+export function pathProblems(text: string, file: string, folders: Set<string> = repositoryFolders()): string[] {
+  const where = path.relative(ROOT, file);
+  const problems: string[] = [];
+  for (const code of inlineCode(text)) {
+    if (/[\s<>*{}$]|\.\.\.|:\/\//.test(code)) continue;
+    const named = code.replace(/\/$/, '');
+    if (folders.has(named.split('/')[0]!) && named.includes('/')) {
+      if (!existsSync(path.join(ROOT, named))) problems.push(`${where}: names ${code}, which is not in the repository`);
+    } else if (/^(?:[\w-][\w.-]*\/)*[\w-][\w.-]*\.md$/.test(named) && !resolveDocument(named, file)) {
+      problems.push(`${where}: names ${code}, which is not in the repository`);
+    }
+  }
+  for (const [, target] of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+    if (/^[a-z]+:/i.test(target!)) continue;
+    const [linked = ''] = target!.split('#');
+    if (linked !== '' && !existsSync(path.resolve(path.dirname(file), linked))) {
+      problems.push(`${where}: links to ${linked}, which is not in the repository`);
+    }
+  }
+  return problems;
+}
+
+describe('repository paths named in README.md and docs/', () => {
+  const files = [
+    path.join(ROOT, 'README.md'),
+    ...readdirSync(path.join(ROOT, 'docs'))
+      .filter((name) => name.endsWith('.md'))
+      .map((name) => path.join(ROOT, 'docs', name)),
+  ];
+
+  it('finds a missing file, folder, document and link target (so the check below can fail)', () => {
+    const file = path.join(ROOT, 'docs', 'example.md');
+    const text = [
+      'Missing: `server/http/no-such-file.ts`, `cli/commands/no-such-folder/`, `bench/results/1999-01-01.md`,',
+      '`no-such.md`, [a link](../server/nowhere.ts#top).',
+      'There: `server/http/pipeline.ts`, `cli/commands/jobs/`, `.ci/run`, `api.md`, `docs/cli.md`, [cli](cli.md#exit-codes).',
+      'Not paths: `server/routes/v1/<resource>.ts`, `cli/jenkins/*`, `npx vitest run test/none.test.ts`, `config.json`,',
+      '`dist/repoadmin.cjs` (built, not kept), `/proc/<pid>/smaps`, `https://example.com/server/x.ts`.',
+      '```sh',
+      'cat server/in-a-fence.ts `server/in-a-fence.ts`',
+      '```',
+    ].join('\n');
+    expect(pathProblems(text, file)).toEqual([
+      'docs/example.md: names server/http/no-such-file.ts, which is not in the repository',
+      'docs/example.md: names cli/commands/no-such-folder/, which is not in the repository',
+      'docs/example.md: names bench/results/1999-01-01.md, which is not in the repository',
+      'docs/example.md: names no-such.md, which is not in the repository',
+      'docs/example.md: links to ../server/nowhere.ts, which is not in the repository',
+    ]);
+  });
+
+  it('are all in the repository', () => {
+    expect(files.length).toBeGreaterThan(10);
+    const folders = repositoryFolders();
+    expect([...folders]).toEqual(expect.arrayContaining(['server', 'cli', 'common', 'bench', 'docs', '.ci']));
+    expect(folders.has('dist')).toBe(false);
+    expect(files.flatMap((file) => pathProblems(readFileSync(file, 'utf8'), file, folders))).toEqual([]);
+  });
+
+  it("README.md's links point at headings that exist", () => {
+    const file = path.join(ROOT, 'README.md');
+    const problems: string[] = [];
+    for (const [, target] of readFileSync(file, 'utf8').matchAll(/\]\(([^)\s]+)\)/g)) {
+      const [linked = '', fragment] = target!.split('#');
+      if (/^[a-z]+:/i.test(target!) || fragment === undefined) continue;
+      const document = linked === '' ? file : path.resolve(ROOT, linked);
+      if (existsSync(document) && !headings(document).map(anchor).includes(fragment)) {
+        problems.push(`README.md: links to #${fragment} of ${linked || 'README.md'}, which has no such heading`);
+      }
+    }
     expect(problems).toEqual([]);
   });
 });

@@ -1,4 +1,4 @@
-// The layers point one way (README, "Development"): common/ imports no other layer, server/ and
+// The layers point one way (docs/architecture.md, "The layers"): common/ imports no other layer, server/ and
 // cli/ never import each other (except that the `server` command starts the server), and the page
 // takes only common/. Every import of every .ts file is read, static, type-only and dynamic.
 import fs from 'node:fs';

@@ -1,5 +1,5 @@
 // How a person leaves a prompt, in a real terminal (tmux): declining a confirmation is exit 1
-// ("not confirmed"), Ctrl-C is exit 130, as the README's exit code table says.
+// ("not confirmed"), Ctrl-C is exit 130, as docs/cli.md, "Exit codes" says.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { assertBuilt, freshHome } from './run.js';

@@ -11,11 +11,11 @@ import { assertBuilt, freshHome } from './run.js';
 
 const exec = promisify(execFile);
 
-function cliBlock(): string {
+function cliBlock(heading = '### First steps with the command line'): string {
   const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
-  const section = readme.split('### First steps with the command line')[1];
+  const section = readme.split(heading)[1];
   const block = section && /```sh\n([\s\S]*?)```/.exec(section)?.[1];
-  if (!block) throw new Error('README.md has no sh block under "First steps with the command line"');
+  if (!block) throw new Error(`README.md has no sh block under "${heading.replace(/^#+ /, '')}"`);
   return block;
 }
 
@@ -41,5 +41,20 @@ describe('README, first steps with the command line', () => {
     expect(await server.db('users').where({ username: 'admin' }).first()).toMatchObject({ must_change_password: false });
     const row = await server.db('versions').where({ artifact_id: 'shop-api' }).first();
     expect(row).toMatchObject({ project_name: 'shop', branch: 'main', version: '1.4.0', latest_version: true });
+
+    // Then the project token: made by the logged-in administrator, used by the pipeline's publish.
+    const then = await exec('bash', ['-euo', 'pipefail', '-c', npx + cliBlock('### Then: a project token for the pipeline')], {
+      cwd: ROOT,
+      env: cleanEnv({ HOME: home }),
+    });
+    const lines = then.stdout.split('\n').filter(Boolean);
+    expect(lines[0]).toEqual(expect.any(String)); // the new record's uid
+    expect(lines.slice(1).join('\n')).toMatch(/\bci\b.*\bshop-ci\b|\bshop-ci\b.*\bci\b/);
+    expect(then.stdout).not.toMatch(/rpa_/);
+    const [shopCi] = await server.db('users').where({ username: 'shop-ci' }).select('id');
+    expect(await server.db('tokens').where({ user_id: shopCi.id })).toEqual([expect.objectContaining({ name: 'ci', scope: 'publish' })]);
+    const next = await server.db('versions').where({ artifact_id: 'shop-api', version: '1.4.1' }).first();
+    expect(next).toMatchObject({ project_name: 'shop', branch: 'main', latest_version: true });
+    expect(await server.db('versions').where({ artifact_id: 'shop-api', version: '1.4.0' }).first()).toMatchObject({ latest_version: false });
   });
 });

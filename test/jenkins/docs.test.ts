@@ -1,12 +1,12 @@
-// The example file of the README's Jenkins section is valid, and renders both job kinds and the view.
+// The example file of docs/jobs.md, "Replacing a seed job", is valid, and renders both job kinds and the view.
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { repoadmin, scratch } from './harness.js';
 
-describe('README: Jenkins jobs', () => {
+describe('docs/jobs.md: replacing a seed job', () => {
   it('has an example file that jobs validate accepts', async () => {
-    const readme = await readFile(new URL('../../README.md', import.meta.url), 'utf8');
-    const section = readme.split('## Jenkins jobs: replacing a seed job')[1]?.split('\n## ')[0] ?? '';
+    const readme = await readFile(new URL('../../docs/jobs.md', import.meta.url), 'utf8');
+    const section = readme.split('## Replacing a seed job')[1]?.split('\n## ')[0] ?? '';
     const example = /```json\n([\s\S]*?)```/.exec(section)?.[1];
     expect(example).toBeDefined();
     const files = await scratch();

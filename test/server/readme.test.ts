@@ -1,4 +1,4 @@
-// The README's curl block, run as written against a live server on its first start.
+// The curl block of docs/api.md, "First steps with curl", run as written against a live server on its first start.
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -11,10 +11,10 @@ import { type TestServer, startTestServer } from '../helpers/server.js';
 const exec = promisify(execFile);
 
 function curlBlock(): string {
-  const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+  const readme = fs.readFileSync(path.join(ROOT, 'docs', 'api.md'), 'utf8');
   const section = readme.split('## First steps with curl')[1];
   const block = section && /```sh\n([\s\S]*?)```/.exec(section)?.[1];
-  if (!block) throw new Error('README.md has no sh block under "First steps with curl"');
+  if (!block) throw new Error('docs/api.md has no sh block under "First steps with curl"');
   return block;
 }
 

@@ -67,7 +67,7 @@ export function protectDataDir(dir: string): string[] {
  * no difference: work_mem, maintenance_work_mem, temp_buffers and wal_buffers. PGlite's
  * initialMemory (128 MB) is left as it is: only the pages touched are resident (about 30 MB of it
  * at 16 MB shared_buffers). Autovacuum and parallel workers do not run in single-user mode, and
- * this PostgreSQL has no JIT. Documented in README ("Performance") and docs/api.md
+ * this PostgreSQL has no JIT. Documented in docs/benchmarks.md ("The embedded database's memory") and docs/api.md
  * ("Configuration"); bench/pglite-memory.ts measures it.
  */
 export const PGLITE_SETTINGS = ['-c', 'shared_buffers=8MB'];
