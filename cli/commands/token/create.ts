@@ -27,10 +27,11 @@ export function tokenCreateCommand(deps: Deps, run = runTokenCreate): Command {
       "Make a long-lived project token for a build server's secret store. Only the\n" +
         'token goes to standard output, once: the server keeps a hash and cannot show\n' +
         "it again. Scopes: publish (search, and publish to the user's project; the\n" +
-        'default) or read (search only). Administrators make tokens for any user with\n' +
-        '--user; the token acts as that user.',
+        'default), read (search only) or delete (publish, and delete records of the\n' +
+        "user's project). Administrators make tokens for any user with --user; the\n" +
+        'token acts as that user.',
     )
-    .usage('--name NAME [--scope publish|read|delete] [options]')
+    .usage('--name NAME [--scope SCOPE] [options]')
     .requiredOption('--name <name>', 'a name unique for the user, e.g. the pipeline')
     .option('--scope <scope>', 'publish, read or delete (which includes publish)', 'publish')
     .option('--user <username>', 'the token\'s user (administrators; default: yourself)')
