@@ -11,6 +11,7 @@ import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { claimDueLease, databaseNow, ensureLease, releaseLease, renewLease } from './db/leases.js';
 import { instanceName } from './log.js';
+import { failureFields } from './db/faults.js';
 
 export interface ScheduledTask {
   /** Unique across the server, e.g. 'webhooks.retry'; names the task's row and its log lines. */
@@ -75,7 +76,7 @@ export function createScheduler(db: Knex, options: SchedulerOptions): Scheduler 
       await task.run(signal);
       options.log.info({ task: task.name, durationMs: Date.now() - started }, 'scheduled task done');
     } catch (error) {
-      options.log.error({ task: task.name, err: error }, 'scheduled task failed');
+      options.log.error({ task: task.name, ...failureFields(error) }, 'scheduled task failed');
     } finally {
       clearInterval(renewal);
     }
@@ -94,11 +95,11 @@ export function createScheduler(db: Knex, options: SchedulerOptions): Scheduler 
         if (!(await claimDueLease(db, task.name, instance, leaseMs))) continue;
       } catch (error) {
         // The database is away: the next tick tries again.
-        options.log.warn({ task: task.name, err: error }, 'could not claim a scheduled task');
+        options.log.warn({ task: task.name, ...failureFields(error) }, 'could not claim a scheduled task');
         continue;
       }
       const run = runClaimed(task)
-        .catch((error: unknown) => options.log.error({ task: task.name, err: error }, 'scheduled task failed'))
+        .catch((error: unknown) => options.log.error({ task: task.name, ...failureFields(error) }, 'scheduled task failed'))
         .finally(() => running.delete(task.name));
       running.set(task.name, run);
     }

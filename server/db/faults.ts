@@ -19,6 +19,16 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   return kind === 'unavailable' || kind === 'retry';
 }
 
+/**
+ * What a log line of work outside a request says of its failure: a database that did not answer by
+ * its code alone (an outage is no bug: no stack, and never the SQL the driver puts in its message;
+ * the request path logs an outage once, server/db/outage.ts), anything else in full.
+ */
+export function failureFields(error: unknown): Record<string, unknown> {
+  if (isDatabaseUnavailable(error)) return { code: (error as { code?: unknown } | undefined)?.code ?? 'unavailable', database: 'unavailable' };
+  return { err: error };
+}
+
 /** A deadlock, a serialization failure or a lock wait timeout: the transaction may simply run again. */
 export function isRetryable(error: unknown): boolean {
   return classify(error) === 'retry';

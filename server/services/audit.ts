@@ -2,6 +2,7 @@
 import type { AuditPage, AuditQuery } from '../../common/schemas/audit.js';
 import { listAudit, writeAudit } from '../db/audit.js';
 import type { AuditRecord, Services } from './context.js';
+import { failureFields } from '../db/faults.js';
 
 /** The pipeline's audit writer: never throws, never holds up the answer; a failure is logged. */
 export function auditWriter(services: Pick<Services, 'db' | 'log'>): (record: AuditRecord) => void {
@@ -21,7 +22,7 @@ export function auditWriter(services: Pick<Services, 'db' | 'log'>): (record: Au
       address: record.address,
       requestId: record.requestId,
       details: record.details ?? null,
-    }).catch((error: unknown) => services.log.error({ err: error, action: record.action }, 'audit entry not written'));
+    }).catch((error: unknown) => services.log.error({ ...failureFields(error), action: record.action }, 'audit entry not written'));
   };
 }
 

@@ -15,6 +15,7 @@ import { type AddressRules, addressRules } from '../webhooks/addresses.js';
 import { type Attempt, SEND_TIMEOUT_MS, send } from '../webhooks/send.js';
 import type { Services } from './context.js';
 import { dispatchEvents } from './events.js';
+import { failureFields } from '../db/faults.js';
 
 export const PER_PROCESS = 16;
 export const PER_WEBHOOK = 2;
@@ -88,7 +89,7 @@ export function startOutbox(services: OutboxServices, options: OutboxOptions = {
     const claims = await claimDeliveries(services.db, { limit: perProcess - inFlight.size, perWebhook: PER_WEBHOOK, leaseMs: LEASE_MS });
     for (const claim of claims) {
       const sending: Promise<void> = deliver(services, rules, claim)
-        .catch((error: unknown) => services.log.error({ err: error, deliveryId: claim.id }, 'webhook delivery not recorded'))
+        .catch((error: unknown) => services.log.error({ ...failureFields(error), deliveryId: claim.id }, 'webhook delivery not recorded'))
         .finally(() => {
           inFlight.delete(sending);
           wake();
@@ -102,7 +103,7 @@ export function startOutbox(services: OutboxServices, options: OutboxOptions = {
       try {
         await round();
       } catch (error) {
-        services.log.warn({ err: error }, 'webhook outbox: the database did not answer; trying again');
+        services.log.warn(failureFields(error), 'webhook outbox: the database did not answer; trying again');
       }
       if (stopping) break;
       await sleep(pollMs, undefined, { signal: wakeUp.signal }).catch(() => undefined);
