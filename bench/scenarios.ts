@@ -25,6 +25,7 @@ import type { SignedCredential } from '../server/services/context.js';
 import { publish, storedFields } from '../server/services/versions.js';
 import { ARTIFACTS, LONG_HISTORY_KEY, keyOf, publishedRecord } from './dataset.js';
 import type { HttpRequest } from './load.js';
+import { loadConfig } from '../server/config.js';
 
 export type SqlDialect = 'postgres' | 'mysql';
 
@@ -130,7 +131,7 @@ function publishScenario(): Scenario {
     statements: [],
     // The server's publish service minus HTTP, the token's signature and logging: it needs only the database and the clock.
     direct: (db, i, auth) =>
-      publish({ db: db.knex, now: () => new Date() } as Services, sessionOf(auth.jwt), VersionRecord.parse(publishedRecord(i))),
+      publish({ db: db.knex, config: BENCH_CONFIG, now: () => new Date() } as Services, sessionOf(auth.jwt), VersionRecord.parse(publishedRecord(i))),
   };
 }
 
@@ -149,7 +150,7 @@ function publishTokenScenario(): Scenario {
     // The token's hash and the publish service (which checks the token and records its use), without HTTP.
     direct: (db, i, auth) => {
       const credential: SignedCredential = { kind: 'project', tokenHash: hashProjectToken(auth.projectToken) };
-      return publish({ db: db.knex, now: () => new Date() } as Services, credential, VersionRecord.parse(publishedRecord(i)));
+      return publish({ db: db.knex, config: BENCH_CONFIG, now: () => new Date() } as Services, credential, VersionRecord.parse(publishedRecord(i)));
     },
   };
 }
@@ -185,6 +186,8 @@ function loginScenario(): Scenario {
 
 /** What storedFields reads of the services: the clock, for a record without its own creation date. */
 const DIRECT = { now: () => new Date() } as Services;
+/** The server's defaults: what the publish path reads of its configuration (immutable versions: none). */
+const BENCH_CONFIG = loadConfig([], {});
 
 /**
  * The server's publish on PostgreSQL (server/db/versions.ts, dialects/postgres.ts) sent straight

@@ -45,7 +45,7 @@ describe.each(dbKinds())('a publish checked in its own statement on %s', (kind) 
   beforeAll(async () => {
     server = await startTestServer({ kind });
     admin = await server.adminToken();
-    services = { db: server.db, now: () => now } as Services;
+    services = { db: server.db, config: server.config, now: () => now } as Services;
   });
   afterAll(() => server?.close());
 
