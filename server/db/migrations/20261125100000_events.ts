@@ -15,6 +15,7 @@
 // Every step checks what is already there: MariaDB and MySQL commit each DDL statement on its own,
 // so an interrupted run must be safe to run again.
 import type { Knex } from 'knex';
+import { ensureSchema } from './steps.js';
 
 const KEY = ['project_name', 'branch', 'group_id', 'artifact_id'];
 const RECORD = ['uid', 'project_name', 'branch', 'group_id', 'artifact_id', 'version', 'repository_url', 'creation_date', 'type', 'latest_version', 'description'];
@@ -34,15 +35,15 @@ async function createTables(knex: Knex, collation: string): Promise<void> {
   const now = knex.fn.now(3);
   const keyColumn = (t: Knex.CreateTableBuilder, name: string, length: number) =>
     mysql ? t.string(name, length) : t.specificType(name, `varchar(${length}) collate "C"`);
+  // Each statement of a table on its own (./steps.ts): a rerun adds the indexes an interrupted run left out.
   const table = async (name: string, build: (t: Knex.CreateTableBuilder) => void) => {
-    if (await knex.schema.hasTable(name)) return;
-    await knex.schema.createTable(name, (t) => {
+    await ensureSchema(knex, knex.schema.createTable(name, (t) => {
       if (mysql) {
         t.charset('utf8mb4');
         t.collate(collation);
       }
       build(t);
-    });
+    }));
   };
 
   await table('events', (t) => {

@@ -6,6 +6,7 @@
 // commit each DDL statement on its own, so a start interrupted half-way runs this again.
 // Times and collations are written as in the initial migration.
 import type { Knex } from 'knex';
+import { ensureSchema } from './steps.js';
 
 /** The collation of a table's column on MariaDB/MySQL, which a copy of it takes. */
 async function columnCollation(knex: Knex, table: string, column: string): Promise<string> {
@@ -21,7 +22,9 @@ async function createTrash(knex: Knex, mysql: boolean, collation: string): Promi
     mysql ? t.datetime(name, { precision: 3 }) : t.timestamp(name, { useTz: true, precision: 3 });
   const exact = (t: Knex.CreateTableBuilder, name: string, length: number) =>
     mysql ? t.string(name, length) : t.specificType(name, `varchar(${length}) collate "C"`);
-  await knex.schema.createTable('versions_trash', (t) => {
+  await ensureSchema(
+    knex,
+    knex.schema.createTable('versions_trash', (t) => {
     if (mysql) {
       t.charset('utf8mb4');
       t.collate(collation);
@@ -47,13 +50,16 @@ async function createTrash(knex: Knex, mysql: boolean, collation: string): Promi
     t.string('deleted_by', 200).notNullable();
     t.index(['deleted_at'], 'versions_trash_deleted_at');
     t.index(['project_name', 'deleted_at'], 'versions_trash_project_deleted_at');
-  });
+    }),
+  );
 }
 
 async function createPolicies(knex: Knex, mysql: boolean, collation: string): Promise<void> {
   const time = (t: Knex.CreateTableBuilder, name: string) =>
     mysql ? t.datetime(name, { precision: 3 }) : t.timestamp(name, { useTz: true, precision: 3 });
-  await knex.schema.createTable('retention_policies', (t) => {
+  await ensureSchema(
+    knex,
+    knex.schema.createTable('retention_policies', (t) => {
     if (mysql) {
       t.charset('utf8mb4');
       t.collate(collation);
@@ -67,13 +73,16 @@ async function createPolicies(knex: Knex, mysql: boolean, collation: string): Pr
     t.string('dry_run_hash', 64).nullable();
     time(t, 'created_at').notNullable();
     time(t, 'updated_at').notNullable();
-  });
+    }),
+  );
 }
 
 async function createRuns(knex: Knex, mysql: boolean, collation: string): Promise<void> {
   const time = (t: Knex.CreateTableBuilder, name: string) =>
     mysql ? t.datetime(name, { precision: 3 }) : t.timestamp(name, { useTz: true, precision: 3 });
-  await knex.schema.createTable('retention_runs', (t) => {
+  await ensureSchema(
+    knex,
+    knex.schema.createTable('retention_runs', (t) => {
     if (mysql) {
       t.charset('utf8mb4');
       t.collate(collation);
@@ -93,7 +102,8 @@ async function createRuns(knex: Knex, mysql: boolean, collation: string): Promis
     t.integer('deleted').nullable();
     t.integer('kept').nullable();
     t.unique(['policy_id', 'day'], { indexName: 'retention_runs_policy_day_unique' });
-  });
+    }),
+  );
 }
 
 /** The scopes a project token may have after this migration. */
@@ -113,9 +123,10 @@ export async function up(knex: Knex): Promise<void> {
   const mysql = knex.client.dialect === 'mysql';
   const versionsCollation = mysql ? await columnCollation(knex, 'versions', 'branch') : '';
   const usersCollation = mysql ? await columnCollation(knex, 'users', 'id') : '';
-  if (!(await knex.schema.hasTable('versions_trash'))) await createTrash(knex, mysql, versionsCollation);
-  if (!(await knex.schema.hasTable('retention_policies'))) await createPolicies(knex, mysql, usersCollation);
-  if (!(await knex.schema.hasTable('retention_runs'))) await createRuns(knex, mysql, usersCollation);
+  // Each statement on its own (./steps.ts): a rerun adds what an interrupted run left out.
+  await createTrash(knex, mysql, versionsCollation);
+  await createPolicies(knex, mysql, usersCollation);
+  await createRuns(knex, mysql, usersCollation);
   await allowDeleteScope(knex, mysql);
 }
 
