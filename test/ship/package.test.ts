@@ -22,6 +22,8 @@ function jsFiles(dir: string): string[] {
   });
 }
 
+const PACKAGE_NAME = /^(?:node:)?(?:@[a-z0-9][\w.-]*\/)?[a-z0-9][\w.-]*(?:\/[\w./-]*)?$/i;
+
 /** Package names the bundle imports or requires (not the code strings of ajv's code generator). */
 function externalPackages(): Set<string> {
   const found = new Set<string>();
@@ -29,6 +31,8 @@ function externalPackages(): Set<string> {
   for (const file of jsFiles(path.join(ROOT, 'dist'))) {
     for (const m of readFileSync(file, 'utf8').matchAll(pattern)) {
       const spec = m[1]!;
+      // Only what can name a package: the word `from` also ends quoted text in SQL the bundle holds.
+      if (!PACKAGE_NAME.test(spec)) continue;
       if (spec.startsWith('node:') || builtinModules.includes(spec.split('/')[0]!)) continue;
       found.add(spec.split('/').slice(0, spec.startsWith('@') ? 2 : 1).join('/'));
     }
