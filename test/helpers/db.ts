@@ -104,9 +104,15 @@ async function onMysqlServer(work: (conn: Knex) => Promise<unknown>): Promise<vo
 
 /** Ends the sessions on the database, then drops it: what `drop database ... with (force)` does on PostgreSQL. */
 async function dropMysqlDatabase(conn: Knex, name: string): Promise<void> {
-  const [sessions] = await conn.raw('select id as id from information_schema.processlist where db = ? and id <> connection_id()', [name]);
-  for (const { id } of sessions as { id: number }[]) await conn.raw(`kill connection ${Number(id)}`).catch(() => {});
+  const killSessions = async () => {
+    const [sessions] = await conn.raw('select id as id from information_schema.processlist where db = ? and id <> connection_id()', [name]);
+    for (const { id } of sessions as { id: number }[]) await conn.raw(`kill connection ${Number(id)}`).catch(() => {});
+  };
+  await killSessions();
   await conn.raw(`drop database if exists ${name}`);
+  // A session opened between the listing and the drop keeps the dropped database as its current one
+  // (MariaDB answers its queries with "table doesn't exist"); PostgreSQL's `with (force)` leaves none.
+  await killSessions();
 }
 
 export async function createTestDatabase(kind: DbKind, dataDir: string = MEMORY): Promise<TestDatabase> {
