@@ -10,10 +10,18 @@ const POLL_MS = 200;
 /** The advisory lock key pair of a name on PostgreSQL (the two-key space, apart from the one-key locks of publishes). */
 const PG_CLASS = 'repoadmin';
 
+/**
+ * The named lock of `name` on MariaDB/MySQL. Named locks belong to the whole server, not to one
+ * database (advisory locks on PostgreSQL do): the database's name is part of it, so instances on
+ * other databases of the same server never wait for each other. Hashed to stay within the 64
+ * characters a lock name may have.
+ */
+const MYSQL_LOCK_NAME = "concat('repoadmin.', sha1(concat(database(), char(0), ?)))";
+
 /** True when the lock was taken now. */
 async function tryLock(db: Knex, connection: unknown, name: string): Promise<boolean> {
   if (db.client.dialect === 'mysql') {
-    const [lock] = await db.select(db.raw('get_lock(?, 0) as got', [`repoadmin.${name}`])).connection(connection);
+    const [lock] = await db.select(db.raw(`get_lock(${MYSQL_LOCK_NAME}, 0) as got`, [name])).connection(connection);
     return Number(lock?.got) === 1;
   }
   const [lock] = await db.select(db.raw('pg_try_advisory_lock(hashtext(?), hashtext(?)) as got', [PG_CLASS, name])).connection(connection);
@@ -23,7 +31,7 @@ async function tryLock(db: Knex, connection: unknown, name: string): Promise<boo
 async function unlock(db: Knex, connection: unknown, name: string): Promise<void> {
   const statement =
     db.client.dialect === 'mysql'
-      ? db.raw('release_lock(?) as released', [`repoadmin.${name}`])
+      ? db.raw(`release_lock(${MYSQL_LOCK_NAME}) as released`, [name])
       : db.raw('pg_advisory_unlock(hashtext(?), hashtext(?)) as released', [PG_CLASS, name]);
   await db.select(statement).connection(connection);
 }
