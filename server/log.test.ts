@@ -46,7 +46,22 @@ describe('createLogger', () => {
     });
     log.error({ err: error }, 'request failed');
     expect(lines[0]).not.toContain('0c1bb6f8aa');
-    expect(JSON.parse(lines[0]!).err).toMatchObject({ code: '23505', message: expect.stringContaining('revoked_tokens_pkey'), detail: '[redacted]' });
+    expect(JSON.parse(lines[0]!).err).toMatchObject({ code: '23505', message: expect.stringContaining('revoked_tokens_pkey') });
+  });
+
+  it('logs a failure without its stack or the SQL it ran, naming where it was thrown', () => {
+    const { lines, log } = capture();
+    // As knex reports a failed statement on PostgreSQL (message) and on MariaDB (sqlMessage, sql).
+    const pg = Object.assign(new Error('select id, password_hash from users where id = $1 - relation "users" does not exist'), { code: '42P01' });
+    const mysql = Object.assign(new Error("select id from users where id = ? limit 1 - Table 'x.users' doesn't exist"), {
+      code: 'ER_NO_SUCH_TABLE', errno: 1146, sqlState: '42S02', sqlMessage: "Table 'x.users' doesn't exist", sql: 'select id from users where id = 7 limit 1',
+    });
+    log.error({ err: pg }, 'request failed');
+    log.error({ err: new Error('outer', { cause: mysql }) }, 'request failed');
+    expect(lines.join('\n')).not.toMatch(/password_hash|select id|\n\s+at |node_modules/);
+    const [first, second] = lines.map((line) => JSON.parse(line).err);
+    expect(first).toEqual({ type: 'Error', message: 'relation "users" does not exist', code: '42P01', at: expect.stringMatching(/^server\/log\.test\.ts:\d+$/) });
+    expect(second.cause).toMatchObject({ message: "Table 'x.users' doesn't exist", code: 'ER_NO_SUCH_TABLE', errno: 1146, sqlState: '42S02' });
   });
 
   it('keeps to its level', () => {

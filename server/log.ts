@@ -14,11 +14,44 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
       level,
       base: { instance: instanceName() },
       timestamp: pino.stdTimeFunctions.isoTime,
-      // A PostgreSQL error's detail quotes the values of the row it refused ("Key (token_hash)=(...)").
-      redact: { paths: ['req.headers.authorization', '*.password', '*.token', 'err.detail'], censor: '[redacted]' },
+      redact: { paths: ['req.headers.authorization', '*.password', '*.token'], censor: '[redacted]' },
+      serializers: { err: loggedError },
     },
     destination ?? standardOutput(),
   );
+}
+
+/** The statement knex puts before the database's own message: "select … from users … - relation … does not exist". */
+const QUOTED_STATEMENT = /^\s*(?:select|insert|update|delete|with|create|alter|drop|set|begin|commit|rollback|lock|call|show|truncate|do)\b[\s\S]*? - /i;
+
+/** Where an error was thrown: its first frame outside dependencies and Node's own modules. */
+function origin(stack: unknown): string | undefined {
+  if (typeof stack !== 'string') return undefined;
+  for (const line of stack.split('\n').slice(1)) {
+    const frame = /\(?((?:file:\/\/)?\/[^()]+:\d+):\d+\)?$/.exec(line.trim());
+    if (frame && !frame[1]!.includes('/node_modules/')) return frame[1]!.replace(/^file:\/\//, '').replace(`${process.cwd()}/`, '');
+  }
+  return undefined;
+}
+
+/**
+ * An error as a log line shows it: its kind, code and message, and where it was thrown. Never its
+ * stack, the SQL a database error quotes, nor a database error's detail, which quotes the values
+ * of the row it refused ("Key (token_hash)=(...)"), as docs/operations.md ("Running the server") says.
+ */
+export function loggedError(error: unknown): unknown {
+  if (!(error instanceof Error)) return error;
+  const e = error as Error & { code?: unknown; errno?: unknown; sqlState?: unknown; sqlMessage?: unknown };
+  const message = typeof e.sqlMessage === 'string' ? e.sqlMessage : e.message.replace(QUOTED_STATEMENT, '');
+  return {
+    type: e.name,
+    message,
+    ...(e.code !== undefined ? { code: e.code } : {}),
+    ...(e.errno !== undefined ? { errno: e.errno } : {}),
+    ...(e.sqlState !== undefined ? { sqlState: e.sqlState } : {}),
+    ...(origin(e.stack) ? { at: origin(e.stack) } : {}),
+    ...(e.cause !== undefined ? { cause: loggedError(e.cause) } : {}),
+  };
 }
 
 function standardOutput(): DestinationStream {
