@@ -13,6 +13,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'main',
+          globalSetup: ['test/helpers/pglite-template.ts'],
           include: ['{cli,server,common,public,test,scripts}/**/*.test.ts'],
           exclude: [...configDefaults.exclude, JENKINS_TESTS],
         },

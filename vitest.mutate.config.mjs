@@ -7,6 +7,8 @@ export default defineConfig({
   test: {
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    // The migrated embedded database that test servers start from (test/helpers/pglite-template.ts).
+    globalSetup: ['test/helpers/pglite-template.ts'],
     include: [...new Set(selectedModules().flatMap((m) => m.tests))],
     env: { REPOADMIN_TEST_JENKINS: 'current', REPOADMIN_TEST_PG_URL: '', REPOADMIN_TEST_MYSQL_URL: '', REPOADMIN_REQUIRE_PG: '', REPOADMIN_REQUIRE_MYSQL: '' },
   },

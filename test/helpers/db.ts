@@ -2,7 +2,11 @@
 // MySQL when REPOADMIN_TEST_MYSQL_URL is set (each test database is new, made on that server and
 // dropped afterwards).
 import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import knexFactory, { type Knex } from 'knex';
+import { inject } from 'vitest';
 import type { DbKind, ServerConfig } from '../../server/config.js';
 import { MEMORY } from '../../server/db/connect.js';
 import { skipping } from './skip.js';
@@ -113,6 +117,20 @@ async function dropMysqlDatabase(conn: Knex, name: string): Promise<void> {
   // A session opened between the listing and the drop keeps the dropped database as its current one
   // (MariaDB answers its queries with "table doesn't exist"); PostgreSQL's `with (force)` leaves none.
   await killSessions();
+}
+
+/**
+ * A database for a test server: on PGlite a copy of the run's migrated embedded database
+ * (test/helpers/pglite-template.ts) in a folder of its own, removed by `drop`; on a database
+ * server a new, empty database, which the server migrates.
+ */
+export async function createServerTestDatabase(kind: DbKind): Promise<TestDatabase> {
+  if (kind !== 'pglite') return createTestDatabase(kind);
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'repoadmin-db-'));
+  const dataDir = path.join(root, 'data');
+  fs.cpSync(inject('pgliteTemplate'), dataDir, { recursive: true });
+  const database = await createTestDatabase(kind, dataDir);
+  return { ...database, drop: async () => fs.rmSync(root, { recursive: true, force: true }) };
 }
 
 export async function createTestDatabase(kind: DbKind, dataDir: string = MEMORY): Promise<TestDatabase> {

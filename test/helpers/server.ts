@@ -6,7 +6,7 @@ import { createLogger } from '../../server/log.js';
 import { DEFAULT_ADMIN_ID } from '../../server/services/users.js';
 import type { Scheduler } from '../../server/schedule.js';
 import { type StartOptions, startServer } from '../../server/start.js';
-import { type TestDatabase, createTestDatabase } from './db.js';
+import { type TestDatabase, createServerTestDatabase } from './db.js';
 
 /** The administrator's password in test servers (unless `mustChangeAdminPassword`). */
 export const ADMIN_PASSWORD = 'admin-secret-1';
@@ -53,7 +53,7 @@ export interface TestResponse {
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
   const kind = options.kind ?? 'pglite';
   const ownDatabase = !options.database;
-  const database = options.database ?? (await createTestDatabase(kind));
+  const database = options.database ?? (await createServerTestDatabase(kind));
   const base = loadConfig([], {});
   const config: ServerConfig = {
     ...base,
