@@ -2,7 +2,7 @@
 // and run again, and the answers that are not what they seem: a redirect on delete to a sign-in
 // page, an HTML page where JSON was asked for, a crumb issuer that failed once.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { jenkinsEnv, pipelineJob, repoadmin, scratch, startJenkins } from './harness.js';
+import { jenkinsEnv, pipelineJob, repoadmin, scratch, startJenkins, TOKEN, USER } from './harness.js';
 import { STOP_BUILDS_WAIT_MS, type JenkinsSimulator } from './simulator.js';
 
 let jenkins: JenkinsSimulator;
@@ -22,6 +22,19 @@ const SOURCE = 'jenkins-dsl-jobs.json@git.example.com/team/jobs';
 async function run(verb: 'diff' | 'apply', content: unknown, flags: string[] = [], env: NodeJS.ProcessEnv = {}) {
   const path = await files.write('jenkins-dsl-jobs.json', content);
   return repoadmin(['jobs', verb, path, '--source', SOURCE, ...flags], { env: jenkinsEnv(jenkins, env) });
+}
+
+/** A doDelete of an apply that is then cut short: sent with a crumb and its session, answer never read. */
+async function startDelete(jenkins: JenkinsSimulator, name: string, signal: AbortSignal): Promise<void> {
+  const authorization = `Basic ${Buffer.from(`${USER}:${TOKEN}`).toString('base64')}`;
+  const issued = await fetch(`${jenkins.url}/crumbIssuer/api/json`, { headers: { authorization } });
+  const { crumb, crumbRequestField } = (await issued.json()) as { crumb: string; crumbRequestField: string };
+  const cookie = issued.headers.getSetCookie()[0]!.split(';')[0]!;
+  await fetch(`${jenkins.url}/job/${name}/doDelete`, { method: 'POST', headers: { authorization, cookie, [crumbRequestField]: crumb }, signal }).catch(() => undefined);
+}
+
+async function until(condition: () => boolean): Promise<void> {
+  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 20));
 }
 
 const both = { pipelineJobs: [pipelineJob('build', { view: 'Builds' }), pipelineJob('drop', { view: 'Builds' })] };
@@ -49,6 +62,27 @@ describe('deletes and answers that are not what they seem', () => {
     const rerun = await run('apply', multibranch, ['--yes']);
     expect(rerun.code).toBe(0);
     expect(rerun.stdout).toContain('created job drop');
+    expect(jenkins.item('drop')?.className).toBe('org.jenkinsci.plugins.workflow.multibranch.WorkflowMultiBranchProject');
+    expect(jenkins.viewJobs('Builds')).toEqual(['build', 'drop']);
+    expect((await run('diff', multibranch)).code).toBe(0);
+  });
+
+  // The seed job was aborted while Jenkins stopped the builds of a replaced job: the delete goes
+  // on in Jenkins, which refuses a second one (400 "... is currently being deleted") until done.
+  it('completes the plan on a rerun started while Jenkins still finishes the delete of an apply cut short', { timeout: 60_000 }, async () => {
+    expect((await run('apply', both)).code).toBe(0);
+    const multibranch = { pipelineJobs: [pipelineJob('build', { view: 'Builds' })], multiBranchJobs: [pipelineJob('drop', { view: 'Builds' })] };
+    jenkins.startRunningBuild('drop', 5_000);
+    const cut = new AbortController();
+    const first = startDelete(jenkins, 'drop', cut.signal);
+    await until(() => jenkins.item('drop')?.deleting === true);
+    cut.abort();
+    await first;
+
+    const rerun = await run('apply', multibranch, ['--replace', '--yes']);
+    expect(rerun.stdout).toContain('replaced job drop');
+    expect(rerun.code).toBe(0);
+    expect(rerun.stderr).toContain('waiting for Jenkins to delete job drop');
     expect(jenkins.item('drop')?.className).toBe('org.jenkinsci.plugins.workflow.multibranch.WorkflowMultiBranchProject');
     expect(jenkins.viewJobs('Builds')).toEqual(['build', 'drop']);
     expect((await run('diff', multibranch)).code).toBe(0);

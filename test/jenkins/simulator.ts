@@ -87,6 +87,11 @@ const ALIASES: Record<string, string> = {
 };
 
 const FOLDER = 'com.cloudbees.hudson.plugins.folder.Folder';
+
+// The word Messages.AbstractItem_BeingDeleted puts in "{0} is currently being deleted":
+// AbstractItem.getPronoun, for a job core's Job pronoun unless an AlternativeUiTextProvider of a
+// plugin gives another. It names the kind of item, never the item.
+const DELETING_PRONOUN = 'Project';
 const GROUP_CLASSES = new Set([
   FOLDER,
   'org.jenkinsci.plugins.workflow.multibranch.WorkflowMultiBranchProject',
@@ -458,7 +463,8 @@ export class JenkinsSimulator {
   }
 
   // AbstractItem.doDoDelete -> delete(): a second delete while one is under way is refused
-  // (ItemDeletion.register, Failure "is currently being deleted", 400). Running builds are
+  // (ItemDeletion.register, Failure Messages.AbstractItem_BeingDeleted, 400), the message naming
+  // the item's pronoun, not the item (DELETING_PRONOUN). Running builds are
   // interrupted and waited for, up to 15 s (`expiration = System.nanoTime() + 15 s`); builds still
   // running then fail the delete (Failure AbstractItem_FailureToStopBuilds, 400) and the item
   // stays. Otherwise the item and its folder go (performDelete), then getParent().onDeleted and
@@ -466,7 +472,7 @@ export class JenkinsSimulator {
   // every list view (hudson.model.ListView). doDoDelete redirects to the parent's page
   // (`rsp.sendRedirect2(req.getContextPath() + '/' + getParent().getUrl())`).
   private async deleteItem(path: string[], item: SimItem): Promise<Answer> {
-    if (item.deleting) return { status: 400, body: `${path.join('/')} is currently being deleted` };
+    if (item.deleting) return { status: 400, body: `${DELETING_PRONOUN} is currently being deleted` };
     if (item.running) {
       item.deleting = true;
       const waited = Math.min(item.running.stopsAt, STOP_BUILDS_WAIT_MS);
