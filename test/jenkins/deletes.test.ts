@@ -92,7 +92,7 @@ describe('deletes and answers that are not what they seem', () => {
     expect((await run('apply', both)).code).toBe(0);
     jenkins.failOn('POST', /^\/job\/drop\/doDelete$/, 302, { headers: { location: `${jenkins.url}/login?from=%2Fjob%2Fdrop%2FdoDelete` } });
     const apply = await run('apply', one, ['--yes']);
-    expect(apply.code).not.toBe(0);
+    expect(apply.code).toBe(1);
     expect(apply.stdout).toContain('failed job drop: Jenkins at');
     expect(apply.stdout).toContain('a sign-in page');
     expect(jenkins.item('drop')).toBeDefined();
