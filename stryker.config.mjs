@@ -29,7 +29,16 @@ export const MODULES = {
   jobs: {
     name: 'jobs planning and comparison',
     mutate: ['cli/jenkins/plan.ts', 'cli/jenkins/compare.ts'],
-    tests: ['test/jenkins/sync.test.ts', 'test/jenkins/golden.test.ts', 'test/jenkins/branches.test.ts'],
+    // The planner's own tests (plan.test.ts against the simulator, compare.test.ts), and the
+    // commands' tests that go through it.
+    tests: [
+      'test/jenkins/plan.test.ts',
+      'cli/jenkins/compare.test.ts',
+      'test/jenkins/sync.test.ts',
+      'test/jenkins/jenkinsfile-properties.test.ts',
+      'test/jenkins/golden.test.ts',
+      'test/jenkins/branches.test.ts',
+    ],
   },
 };
 

@@ -88,7 +88,7 @@ export async function planSync(definitions: Definitions, client: JenkinsClient, 
   const views = await planViews(definitions, liveViews, leftOut, { ...options, ours, client, replaced });
 
   const wanted = new Set(definitions.jobs.map((job) => itemKey(job.name)));
-  const ownedJobs = liveItems.filter((item) => item.className !== CLASS.listView && ours(item.fullName, item.description));
+  const ownedJobs = liveItems.filter((item) => ours(item.fullName, item.description));
   const deletions = ownedJobs
     .filter((item) => !wanted.has(itemKey(item.fullName)))
     .map((item): PlanItem => ({ kind: 'job', name: item.fullName, action: 'delete' }));
