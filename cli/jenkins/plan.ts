@@ -3,7 +3,7 @@
 // the live configs (no local cache), so hand edits in Jenkins are seen.
 import type { JenkinsClient, LiveItem, LiveView } from './client.js';
 import type { Definitions, JobSpec } from './model.js';
-import { parentFolders } from './names.js';
+import { itemKey, parentFolders } from './names.js';
 import { compareConfig } from './compare.js';
 import { mergeLive } from './merge.js';
 import { mapLimit } from './pool.js';
@@ -100,11 +100,6 @@ export async function planSync(definitions: Definitions, client: JenkinsClient, 
       'if that is intended, pass --allow-empty';
   }
   return plan;
-}
-
-/** Item names as Jenkins compares them: `App` is `app`. */
-function itemKey(fullName: string): string {
-  return fullName.toLowerCase();
 }
 
 interface JobContext extends PlanOptions {

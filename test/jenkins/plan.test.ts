@@ -101,12 +101,16 @@ describe('planSync', () => {
     expect(item(adopted, 'view', 'Mine')?.action).toBe('refuse');
   });
 
-  // Jenkins compares item names char by char (String.CASE_INSENSITIVE_ORDER): `Build` is `build`,
-  // but `straße` is not `STRASSE`, which a whole-string upper-casing would make it.
+  // Jenkins compares item names char by char (String.CASE_INSENSITIVE_ORDER): `Build` is `build`
+  // and `ıdea` is `idea` (both upper-case to `I`), but `straße` is not `STRASSE`, which a
+  // whole-string upper-casing would make it.
   it('finds items without regard to case, char by char', async () => {
-    await apply({ pipelineJobs: [pipelineJob('Build'), pipelineJob('strasse')] });
-    const planned = await plan({ pipelineJobs: [pipelineJob('build'), pipelineJob('straße')] }, { allowEmpty: true });
-    expect(planned.items.map((i) => `${i.action} ${i.kind} ${i.name}`)).toEqual(['update job build', 'create job straße', 'delete job strasse']);
+    await apply({ pipelineJobs: [pipelineJob('Build'), pipelineJob('idea'), pipelineJob('strasse')] });
+    const renamed = { pipelineJobs: [pipelineJob('build'), pipelineJob('ıdea'), pipelineJob('straße')] };
+    const planned = await plan(renamed, { allowEmpty: true });
+    expect(planned.items.map((i) => `${i.action} ${i.kind} ${i.name}`)).toEqual(['update job build', 'update job ıdea', 'create job straße', 'delete job strasse']);
+    await apply(renamed, { allowEmpty: true });
+    expect((await plan(renamed)).items.map((i) => i.action)).toEqual(['unchanged', 'unchanged', 'unchanged']);
   });
 
   it('labels the diff of an update with the kind and name of the item', async () => {

@@ -484,12 +484,12 @@ export class JenkinsSimulator {
     const group = this.groupOf(path)!;
     group.delete(entryOf(group, path[path.length - 1]!)![0]);
     const fullName = path.join('/');
-    const gone = [fullName, ...(item.children ? this.fullNames(item.children, `${fullName}/`) : [])].map((n) => n.toLowerCase());
+    const gone = [fullName, ...(item.children ? this.fullNames(item.children, `${fullName}/`) : [])];
     for (const view of this.views.values()) {
       if (view.className !== 'hudson.model.ListView') continue;
       const root = parse(view.xml);
       const names = Array.from(root.getElementsByTagName('jobNames'))[0];
-      const listed = elementsOf(names).filter((e) => e.nodeName === 'string' && gone.includes((e.textContent ?? '').toLowerCase()));
+      const listed = elementsOf(names).filter((e) => e.nodeName === 'string' && gone.some((n) => javaCompareIgnoreCase(n, e.textContent ?? '') === 0));
       if (listed.length === 0) continue;
       for (const entry of listed) names!.removeChild(entry);
       view.xml = jenkinsXml(root.toString());
@@ -728,10 +728,10 @@ function childElement(root: Element, name: string): Element | undefined {
 }
 
 // Jenkins and folders hold their items in CopyOnWriteMap.Tree(String.CASE_INSENSITIVE_ORDER):
-// `App` finds `app`, and createItem of `App` meets the existing `app`.
+// `App` finds `app`, and createItem of `App` meets the existing `app`; that order compares char by
+// char, so `ıdea` is `idea` too (both chars upper-case to `I`).
 function entryOf<T>(group: Map<string, T>, name: string): [string, T] | undefined {
-  const lower = name.toLowerCase();
-  return [...group].find(([key]) => key.toLowerCase() === lower);
+  return [...group].find(([key]) => javaCompareIgnoreCase(key, name) === 0);
 }
 
 function parse(xml: string): Element {
@@ -899,12 +899,16 @@ function writeElement(element: Element, indent: string): string {
   return text === '' ? `${open}/>\n` : `${open}>${escape(text)}</${element.nodeName}>\n`;
 }
 
-/** java.lang.String.compareToIgnoreCase: char by char, upper case then lower case, no locale. */
+/**
+ * java.lang.String.compareToIgnoreCase: char by char, Character.toUpperCase then toLowerCase, no
+ * locale. Character's mappings are one char to one char (UnicodeData's simple mappings): where the
+ * full mapping of JavaScript is longer, the char stays, but for U+0130, whose simple lower case is `i`.
+ */
 function javaCompareIgnoreCase(a: string, b: string): number {
   const fold = (c: string) => {
-    const upper = c.toUpperCase();
-    const lower = (upper.length === 1 ? upper : c).toLowerCase();
-    return (lower.length === 1 ? lower : c).charCodeAt(0);
+    const upper = c.toUpperCase().length === 1 ? c.toUpperCase() : c;
+    const lower = upper === '\u0130' ? 'i' : upper.toLowerCase().length === 1 ? upper.toLowerCase() : upper;
+    return lower.charCodeAt(0);
   };
   for (let i = 0; i < Math.min(a.length, b.length); i++) {
     if (a[i] !== b[i] && fold(a[i]!) !== fold(b[i]!)) return fold(a[i]!) - fold(b[i]!);
