@@ -2,6 +2,7 @@
 // and run again, and the answers that are not what they seem: a redirect on delete to a sign-in
 // page, an HTML page where JSON was asked for, a crumb issuer that failed once.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createJenkinsClient } from '../../cli/jenkins/client.js';
 import { jenkinsEnv, pipelineJob, repoadmin, scratch, startJenkins, TOKEN, USER } from './harness.js';
 import { STOP_BUILDS_WAIT_MS, type JenkinsSimulator } from './simulator.js';
 
@@ -86,6 +87,22 @@ describe('deletes and answers that are not what they seem', () => {
     expect(jenkins.item('drop')?.className).toBe('org.jenkinsci.plugins.workflow.multibranch.WorkflowMultiBranchProject');
     expect(jenkins.viewJobs('Builds')).toEqual(['build', 'drop']);
     expect((await run('diff', multibranch)).code).toBe(0);
+  });
+
+  it('gives a delete up after its bound, whether Jenkins is slow to answer it or busy with another, saying it may go on', async () => {
+    expect((await run('apply', both)).code).toBe(0);
+    jenkins.startRunningBuild('drop');
+    const client = createJenkinsClient({ url: jenkins.url, user: USER, token: TOKEN, timeoutMs: 500, deleteWaitMs: 1_500 });
+    const slow = await client.deleteJob('drop').catch((error: unknown) => error);
+    expect(slow).toMatchObject({ code: 'unreachable', message: 'Jenkins has not finished deleting job drop after 2 s and may still be at it: run apply again to complete the plan' });
+    expect(jenkins.item('drop')?.deleting).toBe(true);
+    // Given up within its bound (1.5 s, and a pause of at most 1 s between tries), not when
+    // Jenkins' own delete ends, which fails after 15 s here.
+    const started = Date.now();
+    const busy = await client.deleteJob('drop').catch((error: unknown) => error);
+    expect(Date.now() - started).toBeLessThan(8_000);
+    expect(busy).toMatchObject({ code: 'unreachable', message: 'Jenkins has not finished deleting job drop after 2 s and may still be at it: run apply again to complete the plan' });
+    expect(jenkins.posts().filter((p) => p.path === '/job/drop/doDelete' && p.status === 400).length).toBeGreaterThan(0);
   });
 
   it('takes a delete redirected to a sign-in page for a failure: the job is still there', async () => {
