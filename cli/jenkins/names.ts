@@ -68,13 +68,11 @@ export function itemKey(name: string): string {
 
 /**
  * One char folded as compareToIgnoreCase does, with Java's one-char case mappings: where
- * JavaScript's full mapping gives several chars, Java keeps the char, except that U+0130 (İ), the
- * one letter whose full lower case (i and U+0307) is longer than its simple one, lowers to `i`.
+ * JavaScript's full upper case gives several chars (`ß` is `SS`), Java keeps the char. U+0130 (İ)
+ * is the one char whose full lower case (i and U+0307) is longer than its simple one, `i`.
  */
 export function foldChar(char: string): string {
   const upper = char.toUpperCase();
   const simpleUpper = upper.length === 1 ? upper : char;
-  if (simpleUpper === '\u0130') return 'i';
-  const lower = simpleUpper.toLowerCase();
-  return lower.length === 1 ? lower : simpleUpper;
+  return simpleUpper === '\u0130' ? 'i' : simpleUpper.toLowerCase();
 }
