@@ -28,8 +28,20 @@ export const MODULES = {
   },
   jobs: {
     name: 'jobs planning and comparison',
-    mutate: ['cli/jenkins/plan.ts', 'cli/jenkins/compare.ts'],
-    tests: ['test/jenkins/sync.test.ts', 'test/jenkins/golden.test.ts', 'test/jenkins/branches.test.ts'],
+    // names.ts: only itemKey and foldChar, how the plan compares item names.
+    mutate: ['cli/jenkins/plan.ts', 'cli/jenkins/compare.ts', 'cli/jenkins/names.ts:63-78'],
+    // The planner's own tests (plan.test.ts against the simulator, compare.test.ts), and the
+    // commands' tests that go through it.
+    tests: [
+      'test/jenkins/plan.test.ts',
+      'cli/jenkins/compare.test.ts',
+      'cli/jenkins/names.test.ts',
+      'cli/jenkins/xml.test.ts',
+      'test/jenkins/sync.test.ts',
+      'test/jenkins/jenkinsfile-properties.test.ts',
+      'test/jenkins/golden.test.ts',
+      'test/jenkins/branches.test.ts',
+    ],
   },
 };
 

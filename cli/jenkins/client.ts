@@ -54,6 +54,8 @@ export interface JenkinsClient {
 export const DELETE_WAIT_MS = 5 * 60_000;
 /** After this long a delete says that it is waiting. */
 export const DELETE_NOTICE_MS = 3_000;
+/** How often a delete that found another one under way asks again. */
+export const DELETE_RETRY_MS = 1_000;
 
 /** How deep the item listing recurses into folders: as deep as a job name may go (names.ts). */
 const FOLDER_DEPTH = MAX_NAME_SEGMENTS - 1;
@@ -85,6 +87,8 @@ interface SendOptions {
   timeoutMs?: number;
   /** What a timeout means for this request, instead of the general "no answer". */
   timedOut?: () => AppError;
+  /** Statuses the caller reads itself instead of failing with them. */
+  answers?: number[];
 }
 
 export function createJenkinsClient(connection: JenkinsConnection): JenkinsClient {
@@ -132,7 +136,7 @@ export function createJenkinsClient(connection: JenkinsConnection): JenkinsClien
       if (method === 'post' && init.redirectIsDone && staysOnJenkins(base, response)) return response;
       throw redirected(base, path, response);
     }
-    if (response.status >= 400) throw await failure(response, what, connection);
+    if (response.status >= 400 && !init.answers?.includes(response.status)) throw await failure(response, what, connection);
     return response;
   }
 
@@ -209,8 +213,22 @@ export function createJenkinsClient(connection: JenkinsConnection): JenkinsClien
       const notice = onSlow ? setTimeout(() => onSlow(Date.now() - started), Math.min(DELETE_NOTICE_MS, wait)) : undefined;
       const timedOut = () =>
         new AppError('unreachable', `Jenkins has not finished deleting job ${fullName} after ${Math.round(wait / 1000)} s and may still be at it: run apply again to complete the plan`);
+      const what = `delete job ${fullName}`;
+      // A delete already under way (an apply cut short while Jenkins stopped the job's builds, or a
+      // person) makes Jenkins refuse a second one with a 400 "... is currently being deleted"
+      // (AbstractItem.delete, ItemDeletion.register) while it finishes the first: ask again until
+      // that one is done. A 404 then means it was.
+      let another = false;
       try {
-        await send('post', `${itemPath(fullName)}/doDelete`, `delete job ${fullName}`, { redirectIsDone: true, timeoutMs: wait, timedOut });
+        for (;;) {
+          const left = wait - (Date.now() - started);
+          if (left <= 0) throw timedOut();
+          const response = await send('post', `${itemPath(fullName)}/doDelete`, what, { redirectIsDone: true, timeoutMs: left, timedOut, answers: [400, 404] });
+          if (response.status < 400 || (response.status === 404 && another)) return;
+          if (response.status === 404 || !BEING_DELETED.test(await response.clone().text())) throw await failure(response, what, connection);
+          another = true;
+          await new Promise((resolve) => setTimeout(resolve, Math.min(DELETE_RETRY_MS, left)));
+        }
       } finally {
         clearTimeout(notice);
       }
@@ -279,6 +297,9 @@ function redirected(base: string, path: string, response: Response): AppError {
     `Jenkins at ${withoutUserInfo(base)} redirects (HTTP ${response.status}) to ${address}: pass --jenkins-url ${address} or set JENKINS_URL to it`,
   );
 }
+
+/** Messages.AbstractItem_BeingDeleted (and AbstractFolder's): "{0} is currently being deleted". */
+const BEING_DELETED = /is currently being deleted/;
 
 const STATUS_CODES: Record<number, ErrorCode> = { 400: 'failed', 401: 'unauthorized', 403: 'forbidden', 404: 'not_found' };
 

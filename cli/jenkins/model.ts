@@ -4,7 +4,7 @@ import * as z from 'zod';
 import { AppError, type FieldError } from '../../common/errors.js';
 import { editDistance } from '../../common/suggest.js';
 import { cronProblem } from './cron.js';
-import { jobNameProblem, nameProblem, parentFolders } from './names.js';
+import { itemKey, jobNameProblem, nameProblem, parentFolders } from './names.js';
 
 /** Days and builds kept when a job has no `logRotator` at all (docs/jobs.md, "The file"). */
 export const DEFAULT_LOG_ROTATOR = { daysToKeep: 10, numToKeep: 5 } as const;
@@ -234,7 +234,7 @@ function toDefinitions(file: DefinitionFile, env: NodeJS.ProcessEnv): { result: 
   ];
   const errors: FieldError[] = [];
   // Jenkins holds items in a case-insensitive map: `App` and `app` are one item.
-  const key = (name: string) => name.toLowerCase();
+  const key = itemKey;
   const firstJob = new Map<string, { name: string; path: string }>();
   for (const { job, path } of entries) {
     const earlier = firstJob.get(key(job.jobName));

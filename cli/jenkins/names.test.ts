@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { itemPath, jobNameProblem, nameProblem, parentFolders, splitName } from './names.js';
+import { itemKey, itemPath, jobNameProblem, nameProblem, parentFolders, splitName } from './names.js';
 
 describe('Jenkins names', () => {
   it('accepts ordinary names and folders', () => {
@@ -41,5 +41,14 @@ describe('Jenkins names', () => {
     expect(splitName('a/b/c')).toEqual({ parent: 'a/b', name: 'c' });
     expect(splitName('c')).toEqual({ parent: undefined, name: 'c' });
     expect(itemPath('my team/app (1)')).toBe('/job/my%20team/job/app%20(1)');
+  });
+
+  // String.CASE_INSENSITIVE_ORDER: each char upper-cased, then lower-cased, one char each.
+  it('compares names as Jenkins does, char by char without regard to case', () => {
+    expect(itemKey('Team/App')).toBe(itemKey('team/app'));
+    expect(itemKey('ıdea')).toBe(itemKey('IDEA'));
+    expect(itemKey('\u212Aey')).toBe(itemKey('key'));
+    expect(itemKey('straße')).not.toBe(itemKey('STRASSE'));
+    expect(itemKey('İx')).toBe(itemKey('ix'));
   });
 });

@@ -53,3 +53,26 @@ export function splitName(fullName: string): { parent: string | undefined; name:
   const at = fullName.lastIndexOf('/');
   return at < 0 ? { parent: undefined, name: fullName } : { parent: fullName.slice(0, at), name: fullName.slice(at + 1) };
 }
+
+/**
+ * An item name as Jenkins compares it: its item maps and ListView's job names use
+ * String.CASE_INSENSITIVE_ORDER / compareToIgnoreCase, which fold each UTF-16 char to upper and
+ * then lower case, one char each (Character.toUpperCase): `App` is `app` and `ıdea` is `idea`,
+ * but `straße` is not `STRASSE`, as a whole-string upper-casing would make it.
+ */
+export function itemKey(name: string): string {
+  let key = '';
+  for (let i = 0; i < name.length; i++) key += foldChar(name.charAt(i));
+  return key;
+}
+
+/**
+ * One char folded as compareToIgnoreCase does, with Java's one-char case mappings: where
+ * JavaScript's full upper case gives several chars (`ß` is `SS`), Java keeps the char. U+0130 (İ)
+ * is the one char whose full lower case (i and U+0307) is longer than its simple one, `i`.
+ */
+export function foldChar(char: string): string {
+  const upper = char.toUpperCase();
+  const simpleUpper = upper.length === 1 ? upper : char;
+  return simpleUpper === '\u0130' ? 'i' : simpleUpper.toLowerCase();
+}

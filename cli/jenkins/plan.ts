@@ -3,7 +3,7 @@
 // the live configs (no local cache), so hand edits in Jenkins are seen.
 import type { JenkinsClient, LiveItem, LiveView } from './client.js';
 import type { Definitions, JobSpec } from './model.js';
-import { parentFolders } from './names.js';
+import { itemKey, parentFolders } from './names.js';
 import { compareConfig } from './compare.js';
 import { mergeLive } from './merge.js';
 import { mapLimit } from './pool.js';
@@ -88,7 +88,7 @@ export async function planSync(definitions: Definitions, client: JenkinsClient, 
   const views = await planViews(definitions, liveViews, leftOut, { ...options, ours, client, replaced });
 
   const wanted = new Set(definitions.jobs.map((job) => itemKey(job.name)));
-  const ownedJobs = liveItems.filter((item) => item.className !== CLASS.listView && ours(item.fullName, item.description));
+  const ownedJobs = liveItems.filter((item) => ours(item.fullName, item.description));
   const deletions = ownedJobs
     .filter((item) => !wanted.has(itemKey(item.fullName)))
     .map((item): PlanItem => ({ kind: 'job', name: item.fullName, action: 'delete' }));
@@ -100,11 +100,6 @@ export async function planSync(definitions: Definitions, client: JenkinsClient, 
       'if that is intended, pass --allow-empty';
   }
   return plan;
-}
-
-/** Item names as Jenkins compares them: `App` is `app`. */
-function itemKey(fullName: string): string {
-  return fullName.toLowerCase();
 }
 
 interface JobContext extends PlanOptions {

@@ -4,6 +4,7 @@ import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { dirname, relative, resolve } from 'node:path';
 import { promisify } from 'node:util';
+import { itemKey } from './names.js';
 
 const run = promisify(execFile);
 
@@ -58,7 +59,7 @@ export function markerOf(description: string | null | undefined): Marker | undef
  */
 export function isOwnedBy(sourceId: string, fullName: string, description: string | null | undefined): boolean {
   const marker = markerOf(description);
-  return marker?.sourceId === sourceId && (marker.item === undefined || marker.item.toLowerCase() === fullName.toLowerCase());
+  return marker?.sourceId === sourceId && (marker.item === undefined || itemKey(marker.item) === itemKey(fullName));
 }
 
 /** The source id in a live description, or undefined when no repoadmin marker is there. */

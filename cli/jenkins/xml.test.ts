@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { JobSpec } from './model.js';
-import { jobXml } from './xml.js';
+import { jobXml, sortedJobNames } from './xml.js';
 
 const multibranch = (logRotator: JobSpec['logRotator']): JobSpec => ({
   kind: 'multibranch',
@@ -28,5 +28,13 @@ describe('multibranch orphaned item strategy', () => {
   it('prunes when either limit is set', () => {
     expect(prune(jobXml(multibranch({ daysToKeep: 30, numToKeep: -1 }), ''))).toBe('true');
     expect(prune(jobXml(multibranch({ daysToKeep: -1, numToKeep: 3 }), ''))).toBe('true');
+  });
+});
+
+// ListView.jobNames is a TreeSet ordered by String.compareToIgnoreCase: by the code of each char
+// folded to upper, then lower case, one char each (ß stays ß, 223, and sorts after t, 116).
+describe('sortedJobNames', () => {
+  it('orders view job names as Jenkins writes them back', () => {
+    expect(sortedJobNames(['b', 'A', 'a-b', 'a_b', 'ß', 't', 'İ', 'h'])).toEqual(['A', 'a-b', 'a_b', 'b', 'h', 'İ', 't', 'ß']);
   });
 });

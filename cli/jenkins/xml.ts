@@ -5,6 +5,7 @@ import { create } from 'xmlbuilder2';
 import type { XMLBuilder } from 'xmlbuilder2/lib/interfaces.js';
 import { branchSpec, lightweightCheckout } from './branch.js';
 import type { JobSpec, LogRotator } from './model.js';
+import { foldChar } from './names.js';
 
 export const CLASS = {
   pipeline: 'org.jenkinsci.plugins.workflow.job.WorkflowJob',
@@ -188,7 +189,5 @@ function compareIgnoreCase(a: string, b: string): number {
 }
 
 function foldCase(char: string): number {
-  const upper = char.toUpperCase();
-  const lower = (upper.length === 1 ? upper : char).toLowerCase();
-  return (lower.length === 1 ? lower : char).charCodeAt(0);
+  return foldChar(char).charCodeAt(0);
 }

@@ -27,6 +27,7 @@ async function run(verb: 'diff' | 'apply', content: unknown, ...flags: string[])
 const file = (extra: Record<string, unknown> = {}) => ({ pipelineJobs: [pipelineJob('build', { cronTrigger: 'H 2 * * *', ...extra })] });
 
 const DISABLE_CONCURRENT = '<org.jenkinsci.plugins.workflow.job.properties.DisableConcurrentBuildsJobProperty><abortPrevious>false</abortPrevious></org.jenkinsci.plugins.workflow.job.properties.DisableConcurrentBuildsJobProperty>';
+const DISCARDER = '<jenkins.model.BuildDiscarderProperty><strategy class="hudson.tasks.LogRotator"><daysToKeep>-1</daysToKeep><numToKeep>3</numToKeep><artifactDaysToKeep>-1</artifactDaysToKeep><artifactNumToKeep>-1</artifactNumToKeep></strategy></jenkins.model.BuildDiscarderProperty>';
 const PARAMETERS = '<hudson.model.ParametersDefinitionProperty><parameterDefinitions><hudson.model.StringParameterDefinition><name>TARGET</name><defaultValue>staging</defaultValue><trim>false</trim></hudson.model.StringParameterDefinition></parameterDefinitions></hudson.model.ParametersDefinitionProperty>';
 
 describe('a Jenkinsfile that manages its own job properties', () => {
@@ -72,6 +73,21 @@ describe('a Jenkinsfile that manages its own job properties', () => {
     expect(jenkins.item('build')!.xml).toContain('<spec>H 5 * * *</spec>');
     const diff = await run('diff', file());
     expect(diff.code).toBe(0);
+  });
+
+  // docs/jobs.md, "Fields the Jenkinsfile may own": when both set a build discarder, the Jenkinsfile's stays.
+  it('Declarative options { buildDiscarder(...) }: the discarder is the Jenkinsfile\'s, other managed fields still land', async () => {
+    expect((await run('apply', file())).code).toBe(0);
+    jenkins.declarativeBuild('build', { properties: [DISCARDER] });
+    expect((await run('diff', file())).code).toBe(0);
+    const changed = await run('apply', file({ pipelineScriptPath: 'ci/Jenkinsfile', logRotator: { daysToKeep: 30, numToKeep: 20 } }));
+    expect(changed.stdout).toContain('updated job build');
+    const xml = jenkins.item('build')!.xml;
+    expect(xml).toContain('<scriptPath>ci/Jenkinsfile</scriptPath>');
+    expect(xml).toContain('<numToKeep>3</numToKeep>');
+    expect(xml).not.toContain('<daysToKeep>30</daysToKeep>');
+    expect(xml.match(/BuildDiscarderProperty>/g)).toHaveLength(2);
+    expect((await run('diff', file({ pipelineScriptPath: 'ci/Jenkinsfile', logRotator: { daysToKeep: 30, numToKeep: 20 } }))).code).toBe(0);
   });
 
   it('scripted properties([...]): diff settles, apply keeps the parameters and the tracker, a managed change still lands', async () => {

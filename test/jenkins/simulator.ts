@@ -87,6 +87,11 @@ const ALIASES: Record<string, string> = {
 };
 
 const FOLDER = 'com.cloudbees.hudson.plugins.folder.Folder';
+
+// The word Messages.AbstractItem_BeingDeleted puts in "{0} is currently being deleted":
+// AbstractItem.getPronoun, for a job core's Job pronoun unless an AlternativeUiTextProvider of a
+// plugin gives another. It names the kind of item, never the item.
+const DELETING_PRONOUN = 'Project';
 const GROUP_CLASSES = new Set([
   FOLDER,
   'org.jenkinsci.plugins.workflow.multibranch.WorkflowMultiBranchProject',
@@ -458,7 +463,8 @@ export class JenkinsSimulator {
   }
 
   // AbstractItem.doDoDelete -> delete(): a second delete while one is under way is refused
-  // (ItemDeletion.register, Failure "is currently being deleted", 400). Running builds are
+  // (ItemDeletion.register, Failure Messages.AbstractItem_BeingDeleted, 400), the message naming
+  // the item's pronoun, not the item (DELETING_PRONOUN). Running builds are
   // interrupted and waited for, up to 15 s (`expiration = System.nanoTime() + 15 s`); builds still
   // running then fail the delete (Failure AbstractItem_FailureToStopBuilds, 400) and the item
   // stays. Otherwise the item and its folder go (performDelete), then getParent().onDeleted and
@@ -466,7 +472,7 @@ export class JenkinsSimulator {
   // every list view (hudson.model.ListView). doDoDelete redirects to the parent's page
   // (`rsp.sendRedirect2(req.getContextPath() + '/' + getParent().getUrl())`).
   private async deleteItem(path: string[], item: SimItem): Promise<Answer> {
-    if (item.deleting) return { status: 400, body: `${path.join('/')} is currently being deleted` };
+    if (item.deleting) return { status: 400, body: `${DELETING_PRONOUN} is currently being deleted` };
     if (item.running) {
       item.deleting = true;
       const waited = Math.min(item.running.stopsAt, STOP_BUILDS_WAIT_MS);
@@ -478,12 +484,12 @@ export class JenkinsSimulator {
     const group = this.groupOf(path)!;
     group.delete(entryOf(group, path[path.length - 1]!)![0]);
     const fullName = path.join('/');
-    const gone = [fullName, ...(item.children ? this.fullNames(item.children, `${fullName}/`) : [])].map((n) => n.toLowerCase());
+    const gone = [fullName, ...(item.children ? this.fullNames(item.children, `${fullName}/`) : [])];
     for (const view of this.views.values()) {
       if (view.className !== 'hudson.model.ListView') continue;
       const root = parse(view.xml);
       const names = Array.from(root.getElementsByTagName('jobNames'))[0];
-      const listed = elementsOf(names).filter((e) => e.nodeName === 'string' && gone.includes((e.textContent ?? '').toLowerCase()));
+      const listed = elementsOf(names).filter((e) => e.nodeName === 'string' && gone.some((n) => javaCompareIgnoreCase(n, e.textContent ?? '') === 0));
       if (listed.length === 0) continue;
       for (const entry of listed) names!.removeChild(entry);
       view.xml = jenkinsXml(root.toString());
@@ -722,10 +728,10 @@ function childElement(root: Element, name: string): Element | undefined {
 }
 
 // Jenkins and folders hold their items in CopyOnWriteMap.Tree(String.CASE_INSENSITIVE_ORDER):
-// `App` finds `app`, and createItem of `App` meets the existing `app`.
+// `App` finds `app`, and createItem of `App` meets the existing `app`; that order compares char by
+// char, so `ıdea` is `idea` too (both chars upper-case to `I`).
 function entryOf<T>(group: Map<string, T>, name: string): [string, T] | undefined {
-  const lower = name.toLowerCase();
-  return [...group].find(([key]) => key.toLowerCase() === lower);
+  return [...group].find(([key]) => javaCompareIgnoreCase(key, name) === 0);
 }
 
 function parse(xml: string): Element {
@@ -893,12 +899,16 @@ function writeElement(element: Element, indent: string): string {
   return text === '' ? `${open}/>\n` : `${open}>${escape(text)}</${element.nodeName}>\n`;
 }
 
-/** java.lang.String.compareToIgnoreCase: char by char, upper case then lower case, no locale. */
+/**
+ * java.lang.String.compareToIgnoreCase: char by char, Character.toUpperCase then toLowerCase, no
+ * locale. Character's mappings are one char to one char (UnicodeData's simple mappings): where the
+ * full mapping of JavaScript is longer, the char stays, but for U+0130, whose simple lower case is `i`.
+ */
 function javaCompareIgnoreCase(a: string, b: string): number {
   const fold = (c: string) => {
-    const upper = c.toUpperCase();
-    const lower = (upper.length === 1 ? upper : c).toLowerCase();
-    return (lower.length === 1 ? lower : c).charCodeAt(0);
+    const upper = c.toUpperCase().length === 1 ? c.toUpperCase() : c;
+    const lower = upper === '\u0130' ? 'i' : upper.toLowerCase().length === 1 ? upper.toLowerCase() : upper;
+    return lower.charCodeAt(0);
   };
   for (let i = 0; i < Math.min(a.length, b.length); i++) {
     if (a[i] !== b[i] && fold(a[i]!) !== fold(b[i]!)) return fold(a[i]!) - fold(b[i]!);
