@@ -171,6 +171,12 @@ export async function removableRecords(db: Db, rules: RetentionRules, now: Date,
 }
 
 /**
+ * Records moved per statement: a statement of PostgreSQL carries at most 65,535 parameters, and a
+ * trash row has 16 columns (one key may have thousands of records a run removes).
+ */
+const TRASH_CHUNK = 1_000;
+
+/**
  * Moves these records of one key to the trash, in one transaction under the key's publish lock.
  * A record that became the key's latest meanwhile, or is gone, is left alone: how many moved.
  */
@@ -179,20 +185,24 @@ export async function trashRecordsOfKey(db: Knex, records: StoredVersion[], dele
   const lock = publishKey({ ...records[0]!, version: '' }).lock;
   return retryConflicts(() =>
     dialectOf(db).transactionWithKeyLock(db, lock, async (trx) => {
-      const rows = await trx('versions')
-        .select('*')
-        .whereIn('uid', records.map((r) => r.uid))
-        .where('latest_version', false)
-        .forUpdate();
-      if (rows.length === 0) return 0;
-      await trx('versions_trash').insert(
-        rows.map((row: Record<string, unknown>) => {
-          const { id: _id, latest_marker: _marker, ...record } = row;
-          return { ...record, deleted_at: now, deleted_by: deletedBy.slice(0, 200) };
-        }),
-      );
-      await trx('versions').whereIn('id', rows.map((row: Record<string, unknown>) => row.id as number)).delete();
-      return rows.length;
+      let moved = 0;
+      for (let from = 0; from < records.length; from += TRASH_CHUNK) {
+        const rows = await trx('versions')
+          .select('*')
+          .whereIn('uid', records.slice(from, from + TRASH_CHUNK).map((r) => r.uid))
+          .where('latest_version', false)
+          .forUpdate();
+        if (rows.length === 0) continue;
+        await trx('versions_trash').insert(
+          rows.map((row: Record<string, unknown>) => {
+            const { id: _id, latest_marker: _marker, ...record } = row;
+            return { ...record, deleted_at: now, deleted_by: deletedBy.slice(0, 200) };
+          }),
+        );
+        await trx('versions').whereIn('id', rows.map((row: Record<string, unknown>) => row.id as number)).delete();
+        moved += rows.length;
+      }
+      return moved;
     }),
   );
 }

@@ -1,29 +1,42 @@
 // Writing the audit entry of a request (the pipeline's `services.audit`) and reading the log.
 import type { AuditPage, AuditQuery } from '../../common/schemas/audit.js';
-import { listAudit, writeAudit } from '../db/audit.js';
+import { type AuditEntry, listAudit, writeAudit } from '../db/audit.js';
+import type { Db } from '../db/dialects/index.js';
+import { findTokenByHash } from '../db/tokens.js';
 import type { AuditRecord, Services } from './context.js';
 import { failureFields } from '../db/faults.js';
 
 /** The pipeline's audit writer: never throws, never holds up the answer; a failure is logged. */
 export function auditWriter(services: Pick<Services, 'db' | 'log'>): (record: AuditRecord) => void {
   return (record) => {
-    const { actor, credential } = record;
-    const session = credential?.kind === 'session' ? credential : undefined;
-    writeAudit(services.db, {
-      actor: {
-        userId: actor?.userId ?? session?.userId ?? null,
-        username: actor?.username ?? session?.username ?? null,
-        tokenId: actor?.projectToken?.id ?? null,
-      },
-      via: record.via ?? null,
-      action: record.action,
-      target: record.target ?? null,
-      outcome: record.outcome,
-      address: record.address,
-      requestId: record.requestId,
-      details: record.details ?? null,
-    }).catch((error: unknown) => services.log.error({ ...failureFields(error), action: record.action }, 'audit entry not written'));
+    actorOf(services.db, record)
+      .then((actor) =>
+        writeAudit(services.db, {
+          actor,
+          via: record.via ?? null,
+          action: record.action,
+          target: record.target ?? null,
+          outcome: record.outcome,
+          address: record.address,
+          requestId: record.requestId,
+          details: record.details ?? null,
+        }),
+      )
+      .catch((error: unknown) => services.log.error({ ...failureFields(error), action: record.action }, 'audit entry not written'));
   };
+}
+
+/**
+ * Who made the request. A publish checks its credential in its own statement (server/policy/publish.ts)
+ * and leaves `actor` unset: a session token names its user, a project token is looked up by its hash
+ * here, after the answer went out (a token revoked in between leaves the entry without its actor).
+ */
+async function actorOf(db: Db, record: AuditRecord): Promise<NonNullable<AuditEntry['actor']>> {
+  const { actor, credential } = record;
+  if (actor) return { userId: actor.userId, username: actor.username, tokenId: actor.projectToken?.id ?? null };
+  if (credential?.kind === 'session') return { userId: credential.userId, username: credential.username, tokenId: null };
+  const token = credential?.kind === 'project' ? await findTokenByHash(db, credential.tokenHash) : undefined;
+  return { userId: token?.userId ?? null, username: token?.username ?? null, tokenId: token?.id ?? null };
 }
 
 export async function auditLog(services: Services, query: AuditQuery): Promise<AuditPage> {

@@ -2,6 +2,7 @@
 // the address rule at creation, and the audit entries of requests.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dbKinds } from '../helpers/db.js';
+import { eventually } from '../helpers/receiver.js';
 import { ADMIN_PASSWORD, type TestServer, startTestServer } from '../helpers/server.js';
 
 describe.each(dbKinds())('events, webhooks and audit endpoints on %s', (kind) => {
@@ -54,7 +55,9 @@ describe.each(dbKinds())('events, webhooks and audit endpoints on %s', (kind) =>
   });
 
   it('audit: requests recorded with actor, outcome and request id, refused ones too', async () => {
-    await server.request('POST', '/v1/authentication/generate-token', { body: { username: 'dev', password: 'wrong-password' } });
+    const refused = await server.request('POST', '/v1/authentication/generate-token', { body: { username: 'dev', password: 'wrong-password' } });
+    // Entries are written after the answer goes out.
+    await eventually(async () => (await server.db('audit').where({ request_id: refused.headers.get('x-request-id') })).length === 1);
     const audit = await server.request('GET', '/v1/audit?size=100', { token: admin });
     expect(audit.status).toBe(200);
     const entries = audit.body.entries as { action: string; outcome: string; actor: { username: string | null }; requestId: string | null }[];
@@ -63,5 +66,64 @@ describe.each(dbKinds())('events, webhooks and audit endpoints on %s', (kind) =>
     expect(entries.find((e) => e.action === 'webhook.created' && e.outcome === 'denied')).toBeDefined();
     const stored = JSON.stringify(await server.db('audit').select('*'));
     for (const secret of [ADMIN_PASSWORD, 'wrong-password', 'dev-secret-1', admin, user]) expect(stored).not.toContain(secret);
+  });
+
+  it('audit: no stored row holds a password, token or webhook secret of the actions that handle one', async () => {
+    const secrets: string[] = [admin, user, ADMIN_PASSWORD, 'dev-secret-1'];
+    const made = await server.request('POST', '/v1/users', { token: admin, body: { username: 'keeper', password: 'keeper-first-pw-1', projectName: 'p9', role: 'ROLE_USER' } });
+    expect(made.status).toBe(201);
+    secrets.push('keeper-first-pw-1');
+    const changed = await server.request('PUT', `/v1/users/${made.body.userId}/password`, { token: admin, body: { password: 'keeper-second-pw-2' } });
+    expect(changed.status).toBe(200);
+    secrets.push('keeper-second-pw-2');
+    expect((await server.request('POST', '/v1/authentication/generate-token', { body: { username: 'keeper', password: 'keeper-wrong-pw-3' } })).status).toBe(401);
+    secrets.push('keeper-wrong-pw-3');
+    const session = await server.request('POST', '/v1/authentication/generate-token', { body: { username: 'keeper', password: 'keeper-second-pw-2' } });
+    expect(session.status).toBe(200);
+    secrets.push(session.body.token);
+    const projectToken = await server.request('POST', '/v1/tokens', { token: session.body.token, body: { name: 'pipeline', scope: 'publish' } });
+    expect(projectToken.status).toBe(201);
+    secrets.push(projectToken.body.token);
+    const published = await server.request('POST', '/v1/repositories', {
+      token: projectToken.body.token,
+      body: { projectName: 'p9', branch: 'main', artifact: { groupId: 'g', artifactId: 'kept', version: '1.0.0' } },
+    });
+    expect(published.status).toBe(201);
+    // Its entry names the token, read by its hash after the answer: revoked only once that is done.
+    await eventually(async () => (await server.db('audit').where({ action: 'version.published', request_id: published.headers.get('x-request-id') })).length === 1);
+    expect((await server.request('DELETE', `/v1/tokens/${projectToken.body.id}`, { token: session.body.token })).status).toBe(204);
+    const hook = await server.request('POST', '/v1/webhooks', { token: admin, body: { url: 'https://hooks.example.com/audit', projects: ['p9'] } });
+    expect(hook.status).toBe(201);
+    secrets.push(hook.body.secret);
+    const rotated = await server.request('POST', `/v1/webhooks/${hook.body.id}/rotate-secret`, { token: admin });
+    expect(rotated.status).toBe(200);
+    secrets.push(rotated.body.secret);
+
+    // Entries are written after the answer: wait for every one, so that the search below reads them all.
+    const expected: [string, string, string][] = [
+      ['user.created', 'keeper', 'ok'],
+      ['user.password_changed', made.body.userId, 'ok'],
+      ['login', 'keeper', 'denied'],
+      ['login', 'keeper', 'ok'],
+      ['token.created', made.body.userId, 'ok'],
+      ['version.published', 'p9', 'ok'],
+      ['token.revoked', projectToken.body.id, 'ok'],
+      ['webhook.created', hook.body.id, 'ok'],
+      ['webhook.changed', hook.body.id, 'ok'],
+    ];
+    type Row = { action: string; target: string | null; outcome: string; via: string | null; token_id: string | null; address: string | null; request_id: string | null };
+    const found = (rows: Row[], [action, target, outcome]: [string, string, string]) =>
+      rows.find((r) => r.action === action && r.outcome === outcome && String(r.target).includes(target));
+    let rows: Row[] = [];
+    await eventually(async () => {
+      rows = await server.db('audit').select('*');
+      return expected.every((e) => found(rows, e));
+    }, 20_000, 'the audit entries of every action');
+    for (const e of expected) expect(found(rows, e)).toMatchObject({ address: expect.any(String), request_id: expect.any(String) });
+    expect(found(rows, ['version.published', 'p9', 'ok'])).toMatchObject({ via: 'token', token_id: projectToken.body.id });
+    expect(found(rows, ['login', 'keeper', 'ok'])).toMatchObject({ via: 'password' });
+
+    const stored = JSON.stringify(rows);
+    for (const secret of secrets) expect(stored, 'a secret in the audit table').not.toContain(secret);
   });
 });

@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../config.js';
+import { retryIn, withJitter } from './outbox.js';
+
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+
+describe('the retry schedule of webhook deliveries', () => {
+  it('is 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h by default: 8 attempts', () => {
+    expect(loadConfig([], {}).events.retrySchedule).toEqual([5_000, 5 * MINUTE, 30 * MINUTE, 2 * HOUR, 5 * HOUR, 10 * HOUR, 10 * HOUR]);
+  });
+
+  it('spreads each wait by up to a fifth either way', () => {
+    expect(withJitter(10_000, () => 0)).toBe(8_000);
+    expect(withJitter(10_000, () => 0.5)).toBe(10_000);
+    expect(withJitter(10_000, () => 0.999_999)).toBe(12_000);
+    const waits = Array.from({ length: 200 }, () => retryIn([10_000], 0, { error: 'the receiver answered 500', status: 500, durationMs: 1 })!);
+    expect(Math.min(...waits)).toBeGreaterThanOrEqual(8_000);
+    expect(Math.max(...waits)).toBeLessThanOrEqual(12_000);
+    expect(new Set(waits).size).toBeGreaterThan(10);
+  });
+
+  it('takes the wait of the attempt it follows, and none after the last', () => {
+    const schedule = [1_000, 100_000];
+    const failed = { error: 'the receiver answered 500', status: 500, durationMs: 1 };
+    expect(retryIn(schedule, 1, failed)).toBeGreaterThanOrEqual(80_000);
+    expect(retryIn(schedule, 2, failed)).toBeUndefined();
+  });
+
+  it('honours a longer Retry-After (capped at a day), never a shorter one; a 410 is never retried', () => {
+    const schedule = [5_000];
+    const answered = (retryAfter: number) => ({ error: 'the receiver answered 503', status: 503, durationMs: 1, retryAfterMs: retryAfter });
+    expect(retryIn(schedule, 0, answered(60_000))).toBe(60_000);
+    expect(retryIn(schedule, 0, answered(10))).toBeGreaterThanOrEqual(4_000);
+    expect(retryIn(schedule, 0, answered(30 * 24 * HOUR))).toBe(24 * HOUR);
+    expect(retryIn(schedule, 0, { error: 'the receiver answered 410', status: 410, durationMs: 1 })).toBeUndefined();
+  });
+});
