@@ -35,7 +35,6 @@ import {
   scenarios,
 } from './scenarios.js';
 import { type MysqlSql, seedVersions, seedVersionsMysql } from './seed.js';
-import { measureWebhooks } from './webhook-load.js';
 
 const require = createRequire(import.meta.url);
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -43,8 +42,6 @@ const RESULTS_DIR = fileURLToPath(new URL('results/', import.meta.url));
 const DEFAULT_RECORDS = 1_000_000;
 const PGLITE_RECORDS = 100_000;
 const MYSQL_RECORDS = 100_000;
-/** Records in the webhook part's own database (webhook-load.ts). */
-const WEBHOOK_RECORDS = 100_000;
 const ADMIN_PASSWORD = `bench-${randomBytes(9).toString('base64url')}`;
 
 /** The settings of a server started on a database server's database, as REPO_MAN_* variables. */
@@ -75,8 +72,6 @@ interface Options {
   longHistory: number;
   /** MariaDB/MySQL server; undefined with --no-mysql. */
   mysqlUrl?: string;
-  /** Publishing with one webhook beside none, on PostgreSQL (webhook-load.ts); false with --no-webhooks. */
-  webhooks: boolean;
   /** Measure the scenarios of one concurrency in turns of a second, instead of one after the other. */
   interleave: boolean;
   cpuProfileDir?: string;
@@ -88,7 +83,6 @@ const USAGE = `npm run bench -- [options]
   --no-pglite          skip the PGlite runs
   --mysql-records N    records seeded into MariaDB/MySQL (default ${MYSQL_RECORDS.toLocaleString('en')})
   --no-mysql           skip the MariaDB/MySQL runs
-  --no-webhooks        skip publishing with one webhook beside none (on its own database of 100,000 records)
   --long-history N     versions of one artifact on one branch, besides the records (default ${LONG_HISTORY.toLocaleString('en')})
   --seconds S          seconds per measurement (default 10)
   --warmup S           warm-up seconds before each (default 2)
@@ -109,7 +103,6 @@ function parseOptions(argv: string[]): Options {
       'no-pglite': { type: 'boolean' },
       'mysql-records': { type: 'string' },
       'no-mysql': { type: 'boolean' },
-      'no-webhooks': { type: 'boolean' },
       'long-history': { type: 'string' },
       seconds: { type: 'string' },
       warmup: { type: 'string' },
@@ -146,7 +139,6 @@ function parseOptions(argv: string[]): Options {
     longHistory: Math.floor(count('long-history', values['long-history'], LONG_HISTORY, 1)),
     mysqlUrl: values['no-mysql'] ? undefined : process.env.REPOADMIN_BENCH_MYSQL_URL || 'mysql://root@127.0.0.1:3306/test',
     interleave: Boolean(values.interleave),
-    webhooks: !values['no-webhooks'] && (!only || only.includes('publish')),
     cpuProfileDir: values['cpu-prof'] ? path.resolve(values['cpu-prof']) : undefined,
   };
 }
@@ -639,13 +631,6 @@ async function main(): Promise<number> {
     report.rows.push(...mysql.rows);
     mysqlVersion = `, ${mysql.version}`;
   }
-  // The webhook part on a database of its own: its publishes would change the other parts' tables.
-  const webhooks = options.webhooks
-    ? await measureWebhooks(
-        { pgUrl: new URL(options.pgUrl), records: WEBHOOK_RECORDS, seconds: options.load.seconds, rounds: 2, connections: 16, paced: 20 },
-        progress,
-      )
-    : undefined;
   const cpus = os.cpus();
   report.environment = [
     `commit ${commit()}, Node ${process.version}, PostgreSQL ${postgres.version}, PGlite ${pgliteVersion()}${mysqlVersion}`,
@@ -656,13 +641,12 @@ async function main(): Promise<number> {
     `total time ${Math.round((Date.now() - started) / 1000)} s`,
   ];
 
-  const text = webhooks ? `${markdown(report)}\n\n${webhooks.markdown}` : markdown(report);
+  const text = markdown(report);
   const file = resultsFile(options, date);
   writeFileSync(`${file}.tmp`, `${text}\n`);
   renameSync(`${file}.tmp`, file);
-  process.stdout.write(`${markdown(report, { plans: false })}\n${webhooks ? `\n${webhooks.markdown}\n` : ''}`);
+  process.stdout.write(`${markdown(report, { plans: false })}\n`);
   const found = problems(report);
-  if (webhooks && webhooks.errors > 0) found.push(`${webhooks.errors} publishes failed in the webhook part`);
   for (const p of found) process.stderr.write(`problem: ${p}\n`);
   progress(`wrote ${path.relative(process.cwd(), file)}`);
   return found.length > 0 ? 1 : 0;
