@@ -146,8 +146,14 @@ export async function loadLoop(once: (i: number) => Promise<unknown>, options: L
   return loop(once, options.connections, options.seconds);
 }
 
-/** One contender of `loadTurns`: an HTTP server under a request, or a closed loop of calls. */
-export type Contender = { baseUrl: string; request: HttpRequest; cpuMs?: () => number } | { once: (i: number) => Promise<unknown> };
+/**
+ * One contender of `loadTurns`: an HTTP server under a request, or a closed loop of calls. `before`
+ * runs ahead of each of its turns, outside the time measured (`counted`: false for the warm-up), to
+ * put the server in the state this contender is measured in.
+ */
+export type Contender = ({ baseUrl: string; request: HttpRequest; cpuMs?: () => number } | { once: (i: number) => Promise<unknown> }) & {
+  before?: (counted: boolean) => Promise<void>;
+};
 
 async function loopInto(tally: Tally, once: (i: number) => Promise<unknown>, connections: number, seconds: number): Promise<void> {
   const part = await loop(once, connections, seconds, tally.histogram);
@@ -164,14 +170,20 @@ async function loopInto(tally: Tally, once: (i: number) => Promise<unknown>, con
 export async function loadTurns(contenders: Contender[], options: LoadOptions): Promise<Measurement[]> {
   const turn = (tally: Tally, c: Contender, seconds: number) =>
     'once' in c ? loopInto(tally, c.once, options.connections, seconds) : cannon(tally, c.baseUrl, c.request, options.connections, seconds);
-  if (options.warmupSeconds > 0) for (const c of contenders) await turn(newTally(), c, options.warmupSeconds);
+  if (options.warmupSeconds > 0) {
+    for (const c of contenders) {
+      await c.before?.(false);
+      await turn(newTally(), c, options.warmupSeconds);
+    }
+  }
   const tallies = contenders.map(newTally);
   const cpu = contenders.map(() => 0);
   for (let round = 0; round < Math.max(1, Math.round(options.seconds)); round++) {
     for (const [i, c] of contenders.entries()) {
-      const before = 'cpuMs' in c && c.cpuMs ? c.cpuMs() : 0;
+      await c.before?.(true);
+      const cpuBefore = 'cpuMs' in c && c.cpuMs ? c.cpuMs() : 0;
       await turn(tallies[i]!, c, 1);
-      if ('cpuMs' in c && c.cpuMs) cpu[i]! += c.cpuMs() - before;
+      if ('cpuMs' in c && c.cpuMs) cpu[i]! += c.cpuMs() - cpuBefore;
     }
   }
   return tallies.map((tally, i) => {

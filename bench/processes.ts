@@ -124,6 +124,11 @@ export function startFloor(): Promise<Child> {
   return startChild(['--import', 'tsx', 'bench/floor.ts'], process.env);
 }
 
+/** The webhook receiver of receiver.ts: answers 200 at once and notes each delivery's arrival. */
+export function startReceiver(): Promise<Child> {
+  return startChild(['--import', 'tsx', 'bench/receiver.ts'], process.env);
+}
+
 /** CPU time (user + system, ms) used so far by a process and its children (Linux; 0 elsewhere). */
 export function cpuMsOf(pid: number): number {
   let total = 0;

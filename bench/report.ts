@@ -1,9 +1,11 @@
 // The benchmark's Markdown report: the table of every measurement beside its limits, the targets of
-// issue 7, memory, seeding times and the query plans.
+// each round, publishing with a webhook, the trash, memory, seeding times and the query plans.
 import type { Plan } from './explain.js';
 import type { Measurement } from './load.js';
 import type { ScenarioId } from './scenarios.js';
 import type { SeedTiming } from './seed.js';
+import { type TrashComparison, trashTable } from './trash.js';
+import type { WebhookRow } from './webhooks.js';
 
 export type DatabaseName = 'PostgreSQL' | 'PGlite' | 'MariaDB';
 
@@ -60,6 +62,10 @@ export interface Report {
   rows: Row[];
   limits?: LimitRow[];
   embedded?: Embedded;
+  /** Publishing with one webhook and without, per concurrency (webhooks.ts). */
+  webhooks?: WebhookRow[];
+  /** The reads with and without records in the trash (trash.ts). */
+  trash?: TrashComparison;
 }
 
 const MB = 1024 * 1024;
@@ -206,6 +212,44 @@ export function round2Targets(report: Report): Target[] {
   return result;
 }
 
+/** Publishing with a webhook may cost at most this share of publishing without (issue 24). */
+const WEBHOOK_GOAL = 0.9;
+/** Reads with the trash are "not slower" (issue 25) within the noise of one run, as for the token above. */
+const TRASH_GOAL = 1.05;
+
+/** The targets of round 3: publishing with one webhook (issue 24), reads with a full trash (issue 25). */
+export function round3Targets(report: Report): Target[] {
+  const result: Target[] = [];
+  for (const row of report.webhooks ?? []) {
+    result.push({
+      what: `publish at c=${row.connections} with one webhook / without (same server, turns of one second)`,
+      goal: `>= ${WEBHOOK_GOAL * 100}%`,
+      reached: `${ratio(row.with, row.without)} (${rate(row.with)}/s vs ${rate(row.without)}/s)`,
+      met: row.with.perSecond >= row.without.perSecond * WEBHOOK_GOAL,
+    });
+    result.push({
+      what: `c=${row.connections}: every event committed while the webhook was active delivered, each received once`,
+      goal: 'delivered = received = events',
+      reached: `${row.delivered.toLocaleString('en')} delivered, ${row.received.toLocaleString('en')} received in ${row.requests.toLocaleString('en')} requests, of ${row.events.toLocaleString('en')} events`,
+      met: webhookComplete(row),
+    });
+  }
+  if (report.webhooks === undefined) result.push({ what: 'publish with one webhook / without', goal: `>= ${WEBHOOK_GOAL * 100}%`, reached: 'not measured', met: undefined });
+  const trash = report.trash;
+  for (const row of trash?.rows ?? []) {
+    result.push({
+      what: `${row.name}: with ${trash!.trashed.toLocaleString('en')} records in the trash / without, median`,
+      goal: `<= ${Math.round(TRASH_GOAL * 100)}% (not slower)`,
+      reached: `${Math.round((row.trashMs / row.plainMs) * 100)}% (${row.trashMs.toFixed(3)} ms vs ${row.plainMs.toFixed(3)} ms)`,
+      met: row.trashMs <= row.plainMs * TRASH_GOAL,
+    });
+  }
+  if (!trash) result.push({ what: 'search and latest with 100,000 records in the trash / without', goal: `<= ${Math.round(TRASH_GOAL * 100)}%`, reached: 'not measured', met: undefined });
+  return result;
+}
+
+const webhookComplete = (row: WebhookRow) => row.delivered === row.events && row.received === row.events && row.requests === row.received;
+
 /** Table rows comparing a publishing step with a project token, a session JWT, and a password login first. */
 export function pipelineSteps(rows: Row[]): string[] {
   const out: string[] = [];
@@ -230,6 +274,17 @@ export function problems(report: Report): string[] {
   for (const row of report.limits ?? []) {
     for (const [what, m] of [['1 worker', row.server], ['2 workers', row.workers], [row.limitName, row.limit]] as const) {
       if (m.errors > 0) found.push(`PostgreSQL ${row.name} c=${row.connections} ${what}: ${m.errors} failed requests (first: ${m.firstError})`);
+    }
+  }
+  for (const row of report.webhooks ?? []) {
+    for (const [what, m] of [['without a webhook', row.without], ['with a webhook', row.with]] as const) {
+      if (m.errors > 0) found.push(`PostgreSQL publish c=${row.connections} ${what}: ${m.errors} failed requests (first: ${m.firstError})`);
+    }
+    if (!webhookComplete(row)) {
+      found.push(
+        `PostgreSQL webhook c=${row.connections}: ${row.events} events, ${row.deliveries} deliveries queued, ${row.delivered} delivered, ` +
+          `${row.received} received in ${row.requests} requests`,
+      );
     }
   }
   for (const row of report.rows) {
@@ -300,6 +355,62 @@ export function markdown(report: Report, options: { plans: boolean } = { plans: 
   }
   out.push('## Targets of round 2', '', '| target | goal | reached | met |', '|---|---|---|---|');
   for (const t of round2Targets(report)) {
+    out.push(`| ${t.what} | ${t.goal} | ${t.reached} | ${t.met === undefined ? '-' : t.met ? 'yes' : 'no'} |`);
+  }
+  out.push('');
+
+  if (report.webhooks?.length) {
+    out.push(
+      '## Publishing with one webhook (PostgreSQL, in turns of one second)',
+      '',
+      'One server, allowed to reach loopback addresses (`REPO_MAN_WEBHOOK_ALLOW_NETWORKS=127.0.0.0/8`), publishing in',
+      'turns of one second: with one webhook active (created through the API, subscribed to `version.published` and',
+      '`latest.moved`, pointing at a receiver in its own process on 127.0.0.1 that answers 200 at once, bench/receiver.ts),',
+      'then with it inactive, i.e. with no webhook to deliver to. After each turn with the webhook the sender drains what',
+      'the turn queued before the next turn starts, so that no turn without it shares the machine with a sender at work;',
+      'the drain is outside both measurements. CPU µs/publish: the server process during its turns, the sender included.',
+      '',
+      'Deliveries/s: deliveries arriving at the receiver during the measured turns with the webhook ("while publishing"),',
+      'and from the start of each such turn until the sender had delivered all it queued ("until drained"). Lag: from',
+      'the event\'s commit to the delivery\'s arrival at the receiver, for the events of the measured turns. The commit',
+      'time is the event row\'s `created_at`, written by the trigger in the publish\'s own transaction with PostgreSQL\'s',
+      'clock (transaction start, at most a statement\'s duration before the commit), against the receiver\'s wall clock',
+      'on the same machine. The `webhook-timestamp` header cannot stand for it: it is stamped in whole seconds when each',
+      'attempt is sent, not when the event was committed. The lag includes the wait in the queue behind the deliveries',
+      'of the same turn, so it grows with the turn whenever publishing outruns the sender.',
+      '',
+      'Events while active: the events the turns with the webhook committed (warm-up included), by their `created_at`;',
+      'of them `version.published`, one per committed publish. Delivered: the deliveries the database records as',
+      'delivered; received: the distinct `webhook-id`s at the receiver, and in brackets the requests that brought them.',
+      '',
+      '| c | publish without req/s | with req/s | with/without | CPU µs/publish without | with | events while active | of them version.published | delivered | received (requests) | deliveries/s while publishing | until drained | draining s | lag p50 ms | lag p99 ms | section s |',
+      '|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|',
+      ...report.webhooks.map(
+        (r) =>
+          `| ${r.connections} | ${rate(r.without)} | ${rate(r.with)} | ${ratio(r.with, r.without)} | ${cpu(r.without)} | ${cpu(r.with)} | ` +
+          `${r.events.toLocaleString('en')} | ${r.published.toLocaleString('en')} | ${r.delivered.toLocaleString('en')} | ${r.received.toLocaleString('en')} (${r.requests.toLocaleString('en')}) | ` +
+          `${Math.round(r.whilePublishing).toLocaleString('en')} | ${Math.round(r.untilDrained).toLocaleString('en')} | ${r.drainSeconds.toFixed(1)} | ${r.lagP50Ms.toFixed(0)} | ${r.lagP99Ms.toFixed(0)} | ${r.seconds.toFixed(0)} |`,
+      ),
+      '',
+    );
+  }
+  if (report.trash) {
+    const t = report.trash;
+    out.push(
+      '## The trash (PostgreSQL, the server\'s SQL)',
+      '',
+      `The seeded database (${t.live[0].toLocaleString('en')} live records) beside a second one seeded with ${t.trashed.toLocaleString('en')} more records,`,
+      `which were then moved to \`versions_trash\` as a delete moves them (never a key's latest, nor a version of the long history):`,
+      `${t.live[1].toLocaleString('en')} live records there.`,
+      `Each request's statements on one, then on the other, ${t.rounds.toLocaleString('en')} times (bench/trash.ts); medians.`,
+      `Making the second database took ${t.seedSeconds.toFixed(0)} s, the timing ${t.seconds.toFixed(0)} s.`,
+      '',
+      trashTable(t),
+      '',
+    );
+  }
+  out.push('## Targets of round 3', '', '| target | goal | reached | met |', '|---|---|---|---|');
+  for (const t of round3Targets(report)) {
     out.push(`| ${t.what} | ${t.goal} | ${t.reached} | ${t.met === undefined ? '-' : t.met ? 'yes' : 'no'} |`);
   }
   out.push('');

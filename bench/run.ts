@@ -20,7 +20,7 @@ import { SearchQuery, paging } from '../common/schemas/repositories.js';
 import { KEYS, LONG_HISTORY, publishedRecord } from './dataset.js';
 import { explainMysqlScenarios, explainScenarios } from './explain.js';
 import { type HttpRequest, type LoadOptions, type Measurement, loadHttp, loadHttpInterleaved, loadLoop, loadTurns, type Contender } from './load.js';
-import { type Child, FLOOR_PATH, call, cpuMsOf, killChildren, startFloor, startMinimal, startServer } from './processes.js';
+import { type Child, FLOOR_PATH, call, cpuMsOf, killChildren, startFloor, startMinimal, startReceiver, startServer } from './processes.js';
 import { pgbench } from './pgbench.js';
 import { type DatabaseRun, type Embedded, type LimitRow, type Report, type Row, markdown, problems } from './report.js';
 import {
@@ -35,6 +35,8 @@ import {
   scenarios,
 } from './scenarios.js';
 import { type MysqlSql, seedVersions, seedVersionsMysql } from './seed.js';
+import { TRASH_RECORDS, TRASH_ROUNDS, type TrashComparison, trashBesides } from './trash.js';
+import { type WebhookRow, measureWebhook } from './webhooks.js';
 
 const require = createRequire(import.meta.url);
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -42,6 +44,11 @@ const RESULTS_DIR = fileURLToPath(new URL('results/', import.meta.url));
 const DEFAULT_RECORDS = 1_000_000;
 const PGLITE_RECORDS = 100_000;
 const MYSQL_RECORDS = 100_000;
+/**
+ * Fewer than the other measurements' 10: every turn with the webhook queues deliveries that the
+ * sender then drains, which takes several times the turn (bench/README.md).
+ */
+const WEBHOOK_SECONDS = 5;
 const ADMIN_PASSWORD = `bench-${randomBytes(9).toString('base64url')}`;
 
 /** The settings of a server started on a database server's database, as REPO_MAN_* variables. */
@@ -75,6 +82,13 @@ interface Options {
   /** Measure the scenarios of one concurrency in turns of a second, instead of one after the other. */
   interleave: boolean;
   cpuProfileDir?: string;
+  /** Publishing with one webhook against publishing without (webhooks.ts). */
+  webhook: boolean;
+  /** Seconds of publishing with the webhook and as many without, per concurrency, in turns of one. */
+  webhookSeconds: number;
+  /** Records in the trash beside the PostgreSQL database (trash.ts); 0: no trash section. */
+  trash: number;
+  trashRounds: number;
 }
 
 const USAGE = `npm run bench -- [options]
@@ -89,6 +103,12 @@ const USAGE = `npm run bench -- [options]
   --connections LIST   concurrencies (default 1,16)
   --only LIST          scenarios: search-group, latest, search-branch, latest-long, search-long, publish, publish-token, login
   --interleave         measure the server's scenarios in turns of one second each (fairer on a busy machine)
+  --webhook-seconds S  seconds of publishing with one webhook and as many without, in turns of one, after
+                       the warm-up (default ${WEBHOOK_SECONDS}; the sender drains each turn's deliveries before the next)
+  --no-webhook         skip publishing with one webhook against publishing without (PostgreSQL)
+  --trash N            records in the trash for the reads with and without it (default ${TRASH_RECORDS.toLocaleString('en')})
+  --trash-rounds N     turns of each read on each database for the trash (default ${TRASH_ROUNDS.toLocaleString('en')})
+  --no-trash           skip the reads with and without the trash (PostgreSQL)
   --cpu-prof DIR       write CPU profiles of the server processes into DIR
 PostgreSQL: REPOADMIN_BENCH_PG_URL (default postgres://postgres@127.0.0.1:5432/postgres); the benchmark
 creates its own database there and drops it at the end. MariaDB/MySQL: REPOADMIN_BENCH_MYSQL_URL (default
@@ -110,6 +130,11 @@ function parseOptions(argv: string[]): Options {
       only: { type: 'string' },
       'cpu-prof': { type: 'string' },
       interleave: { type: 'boolean' },
+      'no-webhook': { type: 'boolean' },
+      'webhook-seconds': { type: 'string' },
+      trash: { type: 'string' },
+      'trash-rounds': { type: 'string' },
+      'no-trash': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -140,6 +165,10 @@ function parseOptions(argv: string[]): Options {
     mysqlUrl: values['no-mysql'] ? undefined : process.env.REPOADMIN_BENCH_MYSQL_URL || 'mysql://root@127.0.0.1:3306/test',
     interleave: Boolean(values.interleave),
     cpuProfileDir: values['cpu-prof'] ? path.resolve(values['cpu-prof']) : undefined,
+    webhook: !values['no-webhook'],
+    webhookSeconds: count('webhook-seconds', values['webhook-seconds'], WEBHOOK_SECONDS, 1),
+    trash: values['no-trash'] ? 0 : Math.floor(count('trash', values.trash, TRASH_RECORDS, 0)),
+    trashRounds: Math.floor(count('trash-rounds', values['trash-rounds'], TRASH_ROUNDS, 1)),
   };
 }
 
@@ -347,6 +376,13 @@ async function runPostgres(options: Options, list: Scenario[], floor: ReturnType
   progress(`PostgreSQL: seeded in ${seed.totalSeconds.toFixed(1)} s`);
   const plans = await explainScenarios(pool, list);
   for (const plan of plans) progress(`EXPLAIN ${plan.scenario} (${plan.label})${plan.seqScan ? ': SEQUENTIAL SCAN' : ''}\n${plan.text}`);
+  // Before any request: the seeded database as it is beside the same records and a trash.
+  let trash: TrashComparison | undefined;
+  if (options.trash > 0 && list.some((s) => s.statements.length > 0)) {
+    const sizes = { records: options.records, trashed: options.trash, longHistory: options.longHistory, rounds: options.trashRounds, scenarios: list };
+    trash = await trashBesides(pool, url, sizes, progress, (drop) => cleanups.push(drop));
+    for (const row of trash.rows) progress(`PostgreSQL trash ${row.name}: ${row.plainMs.toFixed(3)} ms without, ${row.trashMs.toFixed(3)} ms with`);
+  }
 
   const serverEnv = databaseServerEnv('postgres', settings, name);
   const server = await startServer({ env: serverEnv, cpuProfileDir: options.cpuProfileDir });
@@ -357,8 +393,28 @@ async function runPostgres(options: Options, list: Scenario[], floor: ReturnType
   const measured = await measure({ database: 'PostgreSQL', scenarios: list, server, auth, direct }, options);
   const limits = await measureLimits({ server, auth, list, pool, options, env: serverEnv, pgUrl: databaseUrl(options.pgUrl, name) });
   await server.stop();
+  const publish = list.find((s) => s.id === 'publish');
+  const webhooks = options.webhook && publish ? await measureWebhooks(serverEnv, pool, publish, options) : undefined;
   const run: DatabaseRun = { database: 'PostgreSQL', records: options.records, seed, plans, memory: measured.memory };
-  return { run, rows: await rows('PostgreSQL', list, measured, floor, options), version, limits };
+  return { run, rows: await rows('PostgreSQL', list, measured, floor, options), version, limits, webhooks, trash };
+}
+
+/** Publishing with one webhook and without, at each concurrency, on a server that may deliver to loopback addresses. */
+async function measureWebhooks(env: Record<string, string>, pool: pg.Pool, publish: Scenario, options: Options): Promise<WebhookRow[]> {
+  const receiver = await startReceiver();
+  cleanups.push(() => receiver.stop());
+  const server = await startServer({ env: { ...env, REPO_MAN_WEBHOOK_ALLOW_NETWORKS: '127.0.0.0/8' }, cpuProfileDir: options.cpuProfileDir });
+  cleanups.push(() => server.stop());
+  progress(`PostgreSQL: server pid ${server.pid} at ${server.url} with loopback webhooks allowed, receiver pid ${receiver.pid} at ${receiver.url}`);
+  const { token: jwt } = (await call(server, '/v1/authentication/generate-token', { username: 'admin', password: ADMIN_PASSWORD })) as { token: string };
+  const out: WebhookRow[] = [];
+  for (const connections of options.connections) {
+    const load = { ...options.load, seconds: options.webhookSeconds };
+    out.push(await measureWebhook({ server, receiver, jwt, pool, publish: publish.request({ jwt, projectToken: '' }), load, progress }, connections));
+  }
+  await server.stop();
+  await receiver.stop();
+  return out;
 }
 
 function databaseUrl(base: string, database: string): string {
@@ -613,7 +669,15 @@ async function main(): Promise<number> {
   const floor = floorMeasurer(floorServer, options);
 
   const postgres = await runPostgres(options, all, floor);
-  const report: Report = { started: date, environment: [], runs: [postgres.run], rows: [...postgres.rows], limits: postgres.limits };
+  const report: Report = {
+    started: date,
+    environment: [],
+    runs: [postgres.run],
+    rows: [...postgres.rows],
+    limits: postgres.limits,
+    webhooks: postgres.webhooks,
+    trash: postgres.trash,
+  };
   if (options.pglite) {
     report.embedded = await embeddedMemory(options);
     const lite = await runPglite(
@@ -637,7 +701,9 @@ async function main(): Promise<number> {
     `${cpus.length} × ${cpus[0]?.model ?? 'CPU'}, ${Math.round(os.totalmem() / 1024 ** 3)} GiB memory, ${os.platform()} ${os.release()}`,
     `options: ${options.records.toLocaleString('en')} records in PostgreSQL, ${options.pglite ? `${options.pgliteRecords.toLocaleString('en')} in PGlite` : 'no PGlite'}, ` +
       `${options.mysqlUrl ? `${options.mysqlRecords.toLocaleString('en')} in MariaDB, ` : ''}${options.load.seconds} s per measurement after ${options.load.warmupSeconds} s warm-up, concurrency ${options.connections.join(' and ')}` +
-      (options.interleave ? ', server scenarios interleaved in turns of 1 s' : ''),
+      (options.interleave ? ', server scenarios interleaved in turns of 1 s' : '') +
+      (options.webhook ? `, publishing with a webhook in ${options.webhookSeconds} turns of 1 s` : '') +
+      (options.trash > 0 ? `, ${options.trash.toLocaleString('en')} records in the trash (${options.trashRounds.toLocaleString('en')} rounds)` : ''),
     `total time ${Math.round((Date.now() - started) / 1000)} s`,
   ];
 
