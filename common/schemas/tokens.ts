@@ -9,6 +9,8 @@ export const TOKEN_RANDOM_BYTES = 32;
 export const TOKEN_NAME_MAX = 100;
 /** The latest expiry a token may have, counted from its creation. */
 export const TOKEN_MAX_LIFETIME_YEARS = 10;
+/** Active (unexpired) tokens a user may have at once: a leaked session cannot mint them without end. */
+export const TOKEN_MAX_ACTIVE = 100;
 
 /**
  * `read`: search, get one, latest, who am I. `publish`: read, plus publishing. `delete`: publish,

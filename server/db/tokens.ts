@@ -85,6 +85,15 @@ export async function listTokens(db: Db, filter: { userId?: string } = {}): Prom
   return (await query).map(toToken);
 }
 
+/** The user's tokens that have not expired at `now` (revoked ones are gone from the table). */
+export async function countActiveTokens(db: Db, userId: string, now: Date): Promise<number> {
+  const [row] = await db('tokens')
+    .where({ user_id: userId })
+    .andWhere((q) => q.whereNull('expires_at').orWhere('expires_at', '>', now))
+    .count({ n: '*' });
+  return Number(row!.n);
+}
+
 export interface NewToken {
   id: string;
   userId: string;

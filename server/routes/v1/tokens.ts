@@ -24,7 +24,7 @@ export const tokenEndpoints = [
       401: { description: 'No valid token' },
       403: { description: 'A project token, another user (not an administrator), or a password that must be changed' },
       404: { description: 'No such user' },
-      409: { description: 'The user has a token of that name' },
+      409: { description: 'The user has a token of that name, or 100 active tokens already' },
     },
     audit: { action: 'token.created', target: (req) => req.body.userId ?? req.actor?.userId },
     handler: async (req, services) => ({ status: 201, body: await createProjectToken(services, req.actor!, req.body) }),
