@@ -96,3 +96,14 @@ export const ProjectTokenListQuery = z.object({
 });
 
 export const ProjectTokenIdParams = z.object({ id: Uuid });
+
+/** `DELETE /v1/tokens?userId=`: all of one user's tokens (its own, or an administrator's call for anyone). */
+export const ProjectTokenRevokeAllQuery = z.object({ userId: Uuid });
+
+export const ProjectTokensRevoked = z
+  .object({
+    /** How many tokens were revoked (0 when the user had none). */
+    revoked: z.number().int(),
+  })
+  .meta({ id: 'ProjectTokensRevoked' });
+export type ProjectTokensRevoked = z.infer<typeof ProjectTokensRevoked>;

@@ -152,6 +152,11 @@ export async function lockTokenHashesOfUser(db: Knex.Transaction, userId: string
   return rows.map((r: { token_hash: string }) => String(r.token_hash));
 }
 
+/** Deletes every token of a user (their rows locked first by lockTokenHashesOfUser). */
+export async function deleteTokensOfUser(db: Knex.Transaction, userId: string): Promise<void> {
+  await db('tokens').where({ user_id: userId }).delete();
+}
+
 /** Deletes a token; returns its hash, or undefined when there was none. */
 export async function deleteToken(db: Knex.Transaction, id: string): Promise<string | undefined> {
   const row = await db('tokens').select('token_hash').where({ id }).forUpdate().first();

@@ -18,6 +18,7 @@ import {
   type TokenRow,
   countActiveTokens,
   deleteToken,
+  deleteTokensOfUser,
   findTokenByHash,
   findTokenById,
   insertToken,
@@ -123,6 +124,24 @@ export async function revokeProjectToken(services: Services, actor: Actor, id: s
       // Gone by now when its user was deleted meanwhile, which remembered it.
       const hash = await deleteToken(trx, id);
       if (hash) await rememberRevoked(trx, [hash], 'revoked', services.now());
+    }),
+  );
+}
+
+/**
+ * Revokes every token of a user (the caller's own, or anyone's for an administrator), as after a
+ * leaked password: the user's row is locked first, then its tokens, as a deletion of the user takes
+ * them. Returns how many were revoked.
+ */
+export async function revokeAllProjectTokens(services: Services, actor: Actor, userId: string): Promise<number> {
+  const owner = ownerFor(actor, userId, 'revoke');
+  return retryConflicts(() =>
+    services.db.transaction(async (trx) => {
+      if (!(await lockUser(trx, owner))) throw new AppError('not_found', `no user with id ${owner}`);
+      const hashes = await lockTokenHashesOfUser(trx, owner);
+      await deleteTokensOfUser(trx, owner);
+      await rememberRevoked(trx, hashes, 'revoked', services.now());
+      return hashes.length;
     }),
   );
 }

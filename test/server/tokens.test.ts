@@ -223,6 +223,34 @@ describe.each(dbKinds())('project tokens on %s', (kind) => {
       }
     });
 
+    it("revokes all of a user's tokens in one call: the user's own or an administrator's, no one else's", async () => {
+      const leaked = await makeUser('leaked-ci', 'leaked');
+      const mine = await Promise.all(['a', 'b', 'c'].map((name) => makeToken(leaked.session, { name, scope: 'publish' })));
+      const others = await makeToken(admin, { name: 'stays', scope: 'read', userId: other.id });
+      const all = (token: string, userId: string) => server.request('DELETE', `/v1/tokens?userId=${userId}`, { token });
+
+      // Another user may not; a project token may not; an unknown user is 404; userId is required.
+      expect((await all(other.session, leaked.id)).status).toBe(403);
+      expect((await all(mine[0]!.token, leaked.id)).status).toBe(403);
+      expect((await all(admin, crypto.randomUUID())).status).toBe(404);
+      expect((await server.request('DELETE', '/v1/tokens', { token: admin })).status).toBe(400);
+
+      const revoked = await all(leaked.session, leaked.id);
+      expect(revoked.status, revoked.text).toBe(200);
+      expect(revoked.body).toEqual({ revoked: 3 });
+      for (const made of mine) {
+        const res = await server.request('POST', '/v1/repositories/search', { token: made.token, body: {} });
+        expect(res.status).toBe(401);
+        expect(res.body._message.message).toMatch(/^the project token was revoked at /);
+      }
+      expect((await server.request('GET', `/v1/tokens?userId=${leaked.id}`, { token: admin })).body.tokens).toEqual([]);
+      // Another user's token is untouched; an administrator may revoke anyone's, and none left is 0.
+      expect((await server.request('POST', '/v1/repositories/search', { token: others.token, body: {} })).status).toBe(200);
+      expect((await all(admin, leaked.id)).body).toEqual({ revoked: 0 });
+      await makeToken(leaked.session, { name: 'a', scope: 'publish' });
+      expect((await all(admin, leaked.id)).body).toEqual({ revoked: 1 });
+    });
+
     it('checks the request: name, scope, expiry in the future and within 10 years', async () => {
       const bad = async (body: unknown, path: string) => {
         const res = await server.request('POST', '/v1/tokens', { token: admin, body });
