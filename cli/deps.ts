@@ -127,6 +127,7 @@ function lazyApi(load: () => Promise<Api>): Api {
     createToken: async (body) => (await api()).createToken(body),
     listTokens: async (userId) => (await api()).listTokens(userId),
     revokeToken: async (id) => (await api()).revokeToken(id),
+    revokeAllTokens: async (userId) => (await api()).revokeAllTokens(userId),
     createWebhook: async (body) => (await api()).createWebhook(body),
     listWebhooks: async () => (await api()).listWebhooks(),
     deleteWebhook: async (id) => (await api()).deleteWebhook(id),

@@ -4,7 +4,7 @@ import { AppError } from '../../common/errors.js';
 import type { TokenRequest, TokenResponse } from '../../common/schemas/auth.js';
 import type { PageRequest, PublishResult, SearchRequest, SearchResult, SortField, VersionInformation, VersionRecordBody } from '../../common/schemas/repositories.js';
 import type { RetentionPolicy, RetentionPolicyList, RetentionRunResult } from '../../common/schemas/retention.js';
-import type { ProjectTokenCreated, ProjectTokenList } from '../../common/schemas/tokens.js';
+import type { ProjectTokenCreated, ProjectTokenList, ProjectTokensRevoked } from '../../common/schemas/tokens.js';
 import type { TrashPage } from '../../common/schemas/trash.js';
 import type { Me, UserCreateRequest, UserList, UserResult } from '../../common/schemas/users.js';
 import type { AuditPage } from '../../common/schemas/audit.js';
@@ -53,6 +53,8 @@ export interface Api {
   createToken(body: { name: string; scope: string; expiresAt: string | null; userId?: string }): Promise<ProjectTokenCreated>;
   listTokens(userId?: string): Promise<ProjectTokenList>;
   revokeToken(id: string): Promise<void>;
+  /** Revokes every project token of the user. */
+  revokeAllTokens(userId: string): Promise<ProjectTokensRevoked>;
   createWebhook(body: WebhookCreateRequest): Promise<WebhookCreated>;
   listWebhooks(): Promise<WebhookList>;
   deleteWebhook(id: string): Promise<void>;
@@ -190,6 +192,7 @@ export function createApi(context: ApiContext): Api {
     createToken: (body) => authenticated({ method: 'POST', path: 'v1/tokens', json: body }),
     listTokens: (userId) => authenticated({ method: 'GET', path: 'v1/tokens', searchParams: { userId }, idempotent: true }),
     revokeToken: (id) => authenticated({ method: 'DELETE', path: `v1/tokens/${encodeURIComponent(id)}` }),
+    revokeAllTokens: (userId) => authenticated({ method: 'DELETE', path: 'v1/tokens', searchParams: { userId } }),
     createWebhook: (body) => authenticated({ method: 'POST', path: 'v1/webhooks', json: body }),
     listWebhooks: () => authenticated({ method: 'GET', path: 'v1/webhooks', idempotent: true }),
     deleteWebhook: (id) => authenticated({ method: 'DELETE', path: `v1/webhooks/${encodeURIComponent(id)}` }),

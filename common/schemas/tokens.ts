@@ -9,6 +9,8 @@ export const TOKEN_RANDOM_BYTES = 32;
 export const TOKEN_NAME_MAX = 100;
 /** The latest expiry a token may have, counted from its creation. */
 export const TOKEN_MAX_LIFETIME_YEARS = 10;
+/** Active (unexpired) tokens a user may have at once: a leaked session cannot mint them without end. */
+export const TOKEN_MAX_ACTIVE = 100;
 
 /**
  * `read`: search, get one, latest, who am I. `publish`: read, plus publishing. `delete`: publish,
@@ -94,3 +96,14 @@ export const ProjectTokenListQuery = z.object({
 });
 
 export const ProjectTokenIdParams = z.object({ id: Uuid });
+
+/** `DELETE /v1/tokens?userId=`: all of one user's tokens (its own, or an administrator's call for anyone). */
+export const ProjectTokenRevokeAllQuery = z.object({ userId: Uuid });
+
+export const ProjectTokensRevoked = z
+  .object({
+    /** How many tokens were revoked (0 when the user had none). */
+    revoked: z.number().int(),
+  })
+  .meta({ id: 'ProjectTokensRevoked' });
+export type ProjectTokensRevoked = z.infer<typeof ProjectTokensRevoked>;

@@ -85,6 +85,15 @@ export async function listTokens(db: Db, filter: { userId?: string } = {}): Prom
   return (await query).map(toToken);
 }
 
+/** The user's tokens that have not expired at `now` (revoked ones are gone from the table). */
+export async function countActiveTokens(db: Db, userId: string, now: Date): Promise<number> {
+  const [row] = await db('tokens')
+    .where({ user_id: userId })
+    .andWhere((q) => q.whereNull('expires_at').orWhere('expires_at', '>', now))
+    .count({ n: '*' });
+  return Number(row!.n);
+}
+
 export interface NewToken {
   id: string;
   userId: string;
@@ -141,6 +150,11 @@ export async function touchToken(db: Db, by: { id: string } | { tokenHash: strin
 export async function lockTokenHashesOfUser(db: Knex.Transaction, userId: string): Promise<string[]> {
   const rows = await db('tokens').select('token_hash').where({ user_id: userId }).forUpdate();
   return rows.map((r: { token_hash: string }) => String(r.token_hash));
+}
+
+/** Deletes every token of a user (their rows locked first by lockTokenHashesOfUser). */
+export async function deleteTokensOfUser(db: Knex.Transaction, userId: string): Promise<void> {
+  await db('tokens').where({ user_id: userId }).delete();
 }
 
 /** Deletes a token; returns its hash, or undefined when there was none. */

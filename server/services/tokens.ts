@@ -5,6 +5,7 @@ import type { Knex } from 'knex';
 import { AppError } from '../../common/errors.js';
 import { formatTimestamp } from '../../common/dates.js';
 import {
+  TOKEN_MAX_ACTIVE,
   TOKEN_MAX_LIFETIME_YEARS,
   type ProjectToken,
   type ProjectTokenCreateRequest,
@@ -15,7 +16,9 @@ import { retryConflicts } from '../db/faults.js';
 import { findRevoked, rememberRevoked } from '../db/revoked-tokens.js';
 import {
   type TokenRow,
+  countActiveTokens,
   deleteToken,
+  deleteTokensOfUser,
   findTokenByHash,
   findTokenById,
   insertToken,
@@ -23,7 +26,7 @@ import {
   lockTokenHashesOfUser,
   touchToken,
 } from '../db/tokens.js';
-import { findUserById } from '../db/users.js';
+import { findUserById, lockUser } from '../db/users.js';
 import type { Actor, Services } from './context.js';
 
 /** `lastUsedAt` is written at most this often per token: a busy pipeline does not write on every request. */
@@ -73,11 +76,24 @@ export async function createProjectToken(services: Services, actor: Actor, reque
   const userId = ownerFor(actor, request.userId, 'make');
   const now = services.now();
   const expiresAt = checkExpiry(request.expiresAt, now);
-  const user = await findUserById(services.db, userId);
-  if (!user) throw new AppError('not_found', `no user with id ${userId}`);
   const token = newProjectToken();
   const id = randomUUID();
-  await insertToken(services.db, { id, userId, name: request.name, scope: request.scope, tokenHash: hashProjectToken(token), createdAt: now, expiresAt });
+  // The user's row is locked while its tokens are counted, so that tokens made at the same time
+  // take turns and cannot pass the limit together (a deletion of the user takes the same lock first).
+  const user = await retryConflicts(() =>
+    services.db.transaction(async (trx) => {
+      const owner = await lockUser(trx, userId);
+      if (!owner) throw new AppError('not_found', `no user with id ${userId}`);
+      if ((await countActiveTokens(trx, userId, now)) >= TOKEN_MAX_ACTIVE) {
+        throw new AppError(
+          'conflict',
+          `user ${owner.username} has ${TOKEN_MAX_ACTIVE} active project tokens, the most a user may have: revoke one first (repoadmin token list, repoadmin token revoke)`,
+        );
+      }
+      await insertToken(trx, { id, userId, name: request.name, scope: request.scope, tokenHash: hashProjectToken(token), createdAt: now, expiresAt });
+      return owner;
+    }),
+  );
   return {
     id,
     name: request.name,
@@ -108,6 +124,24 @@ export async function revokeProjectToken(services: Services, actor: Actor, id: s
       // Gone by now when its user was deleted meanwhile, which remembered it.
       const hash = await deleteToken(trx, id);
       if (hash) await rememberRevoked(trx, [hash], 'revoked', services.now());
+    }),
+  );
+}
+
+/**
+ * Revokes every token of a user (the caller's own, or anyone's for an administrator), as after a
+ * leaked password: the user's row is locked first, then its tokens, as a deletion of the user takes
+ * them. Returns how many were revoked.
+ */
+export async function revokeAllProjectTokens(services: Services, actor: Actor, userId: string): Promise<number> {
+  const owner = ownerFor(actor, userId, 'revoke');
+  return retryConflicts(() =>
+    services.db.transaction(async (trx) => {
+      if (!(await lockUser(trx, owner))) throw new AppError('not_found', `no user with id ${owner}`);
+      const hashes = await lockTokenHashesOfUser(trx, owner);
+      await deleteTokensOfUser(trx, owner);
+      await rememberRevoked(trx, hashes, 'revoked', services.now());
+      return hashes.length;
     }),
   );
 }

@@ -115,6 +115,36 @@ describe('project tokens from the command line', () => {
     expect(missing.code).toBe(3);
   });
 
+  it("token revoke --all --user revokes every token of the user at once (after a leaked password)", async () => {
+    const tokens: string[] = [];
+    for (const name of ['leak-a', 'leak-b']) {
+      const made = await run(['token', 'create', '--name', name, '--user', 'shop-ci'], { home: adminHome });
+      expect(made.code, made.stderr).toBe(0);
+      tokens.push(made.stdout.trim());
+    }
+    const unconfirmed = await run(['token', 'revoke', '--all', '--user', 'shop-ci'], { home: adminHome });
+    expect(unconfirmed.code).toBe(2);
+    expect(unconfirmed.stderr).toContain('--yes');
+    const both = await run(['token', 'revoke', 'leak-a', '--all', '--user', 'shop-ci', '--yes'], { home: adminHome });
+    expect(both.code).toBe(2);
+
+    // With the tokens the tests before made for shop-ci: all of them.
+    const before = JSON.parse((await run(['token', 'list', '--user', 'shop-ci', '--json'], { home: adminHome })).stdout) as { tokens: unknown[] };
+    expect(before.tokens.length).toBeGreaterThanOrEqual(2);
+    const revoked = await run(['token', 'revoke', '--all', '--user', 'shop-ci', '--yes'], { home: adminHome });
+    expect(revoked).toMatchObject({ code: 0, stderr: `Revoked ${before.tokens.length} project tokens of shop-ci.\n` });
+    expect(JSON.parse((await run(['token', 'list', '--user', 'shop-ci', '--json'], { home: adminHome })).stdout)).toEqual({ tokens: [] });
+    for (const token of tokens) {
+      const home = await freshHome();
+      const env = { REPOADMIN_URL: server.url, REPOADMIN_TOKEN: token };
+      const after = await run(['publish', '--project', 'shop', '--group', 'pt', '--artifact', 'leak', '--version', '1.0.0', '--branch', 'main'], { home, env });
+      expect(after.code).toBe(4);
+      expect(after.stderr).toMatch(/the project token was revoked at /);
+    }
+    const none = await run(['token', 'revoke', '--all', '--user', 'shop-ci', '--yes', '--json'], { home: adminHome });
+    expect(JSON.parse(none.stdout)).toMatchObject({ username: 'shop-ci', revoked: 0 });
+  });
+
   it('a wrong token given to login --with-token is refused and nothing is stored', async () => {
     const home = await freshHome();
     const login = await run(['login', '--url', server.url, '--with-token'], { home, stdin: 'rpa_not-a-token-of-this-server' });

@@ -6,7 +6,7 @@ import { execFile, spawnSync } from 'node:child_process';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { isLoopback } from '../../server/services/auth.js';
-import { skipping } from '../helpers/skip.js';
+import { namespaceSkip } from '../helpers/skip.js';
 
 const OTHER = '192.0.2.1';
 const module = (file: string) => JSON.stringify(new URL(file, import.meta.url).pathname);
@@ -70,7 +70,7 @@ describe('isLoopback', () => {
   });
 });
 
-describe.skipIf(skipping('first login from another address', unavailable))('the documented first password over the network', { timeout: 120_000, concurrent: true }, () => {
+describe.skipIf(namespaceSkip('first login from another address', unavailable))('the documented first password over the network', { timeout: 120_000, concurrent: true }, () => {
   it('is refused with 403 naming REPO_MAN_ADMIN_PASSWORD from another address, and accepted from loopback', async () => {
     const [other, loopback, otherAgain] = await loginsInNamespace([], 'password', [OTHER, '127.0.0.1', OTHER]);
     expect(other).toMatchObject({ from: OTHER, status: 403 });

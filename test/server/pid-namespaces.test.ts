@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BIN, cleanEnv, tempDir } from '../helpers/process.js';
-import { skipping } from '../helpers/skip.js';
+import { namespaceSkip } from '../helpers/skip.js';
 
 const probe = process.platform === 'linux' ? spawnSync('unshare', ['--pid', '--fork', 'true'], { encoding: 'utf8' }) : undefined;
 const unavailable = probe?.status === 0 ? undefined : `cannot make a pid namespace (unshare --pid needs root): ${probe?.stderr.trim() ?? process.platform}`;
@@ -40,7 +40,7 @@ function serverPid(unshare: ChildProcess): number {
   return Number(children.split(' ')[0]);
 }
 
-describe.skipIf(skipping('servers in two pid namespaces', unavailable))('one embedded folder, two pid namespaces', { timeout: 180_000 }, () => {
+describe.skipIf(namespaceSkip('servers in two pid namespaces', unavailable))('one embedded folder, two pid namespaces', { timeout: 180_000 }, () => {
   it('refuses the second server with a clear message, and after a kill -9 of the first a restart opens it at once', async () => {
     const dataDir = path.join(tempDir(), 'data');
     const first = serverInNamespace(dataDir);

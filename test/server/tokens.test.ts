@@ -185,6 +185,72 @@ describe.each(dbKinds())('project tokens on %s', (kind) => {
       await makeToken(admin, { name: 'rotate-me', scope: 'publish', userId: shop.id });
     });
 
+    it('at most 100 active tokens per user (409 beyond); expired and revoked ones do not count', async () => {
+      const many = await makeUser('many-ci', 'many');
+      const soon = new Date(Date.now() + offsetMs + 3600_000).toISOString();
+      const made: { id: string }[] = [await makeToken(many.session, { name: 'expires-soon', scope: 'read', expiresAt: soon })];
+      // 104 asked at once: the count and the insert take turns per user, so exactly 99 more are made.
+      const answers = await Promise.all(
+        Array.from({ length: 104 }, (_, i) => server.request('POST', '/v1/tokens', { token: many.session, body: { name: `t${i}`, scope: 'read' } })),
+      );
+      expect(answers.filter((res) => res.status === 409)).toHaveLength(5);
+      made.push(...answers.filter((res) => res.status === 201).map((res) => res.body as { id: string }));
+      expect(made).toHaveLength(100);
+      const refused = async (token: string) => {
+        const res = await server.request('POST', '/v1/tokens', { token, body: { name: 'one-more', scope: 'read', userId: many.id } });
+        expect(res.status, res.text).toBe(409);
+        expect(res.body._message).toEqual({
+          category: 'ERROR',
+          code: 'conflict',
+          message: 'user many-ci has 100 active project tokens, the most a user may have: revoke one first (repoadmin token list, repoadmin token revoke)',
+        });
+      };
+      await refused(admin);
+      // Other users are not affected.
+      await makeToken(admin, { name: 'not-many', scope: 'read', userId: other.id });
+      offsetMs += 2 * 3600_000;
+      try {
+        // The expired one no longer counts; the next one is the 100th again (a login of this later time).
+        const later = await login('many-ci', 'many-ci-secret');
+        await makeToken(later, { name: 'after-expiry', scope: 'read' });
+        await refused(later);
+        // Nor does a revoked one.
+        expect((await server.request('DELETE', `/v1/tokens/${made[1]!.id}`, { token: later })).status).toBe(204);
+        await makeToken(later, { name: 'after-revoke', scope: 'read' });
+        await refused(later);
+      } finally {
+        offsetMs -= 2 * 3600_000;
+      }
+    });
+
+    it("revokes all of a user's tokens in one call: the user's own or an administrator's, no one else's", async () => {
+      const leaked = await makeUser('leaked-ci', 'leaked');
+      const mine = await Promise.all(['a', 'b', 'c'].map((name) => makeToken(leaked.session, { name, scope: 'publish' })));
+      const others = await makeToken(admin, { name: 'stays', scope: 'read', userId: other.id });
+      const all = (token: string, userId: string) => server.request('DELETE', `/v1/tokens?userId=${userId}`, { token });
+
+      // Another user may not; a project token may not; an unknown user is 404; userId is required.
+      expect((await all(other.session, leaked.id)).status).toBe(403);
+      expect((await all(mine[0]!.token, leaked.id)).status).toBe(403);
+      expect((await all(admin, crypto.randomUUID())).status).toBe(404);
+      expect((await server.request('DELETE', '/v1/tokens', { token: admin })).status).toBe(400);
+
+      const revoked = await all(leaked.session, leaked.id);
+      expect(revoked.status, revoked.text).toBe(200);
+      expect(revoked.body).toEqual({ revoked: 3 });
+      for (const made of mine) {
+        const res = await server.request('POST', '/v1/repositories/search', { token: made.token, body: {} });
+        expect(res.status).toBe(401);
+        expect(res.body._message.message).toMatch(/^the project token was revoked at /);
+      }
+      expect((await server.request('GET', `/v1/tokens?userId=${leaked.id}`, { token: admin })).body.tokens).toEqual([]);
+      // Another user's token is untouched; an administrator may revoke anyone's, and none left is 0.
+      expect((await server.request('POST', '/v1/repositories/search', { token: others.token, body: {} })).status).toBe(200);
+      expect((await all(admin, leaked.id)).body).toEqual({ revoked: 0 });
+      await makeToken(leaked.session, { name: 'a', scope: 'publish' });
+      expect((await all(admin, leaked.id)).body).toEqual({ revoked: 1 });
+    });
+
     it('checks the request: name, scope, expiry in the future and within 10 years', async () => {
       const bad = async (body: unknown, path: string) => {
         const res = await server.request('POST', '/v1/tokens', { token: admin, body });

@@ -131,6 +131,33 @@ describe('runTokenRevoke', () => {
   });
 });
 
+describe('runTokenRevoke --all', () => {
+  it("revokes every token of --user after asking, and says how many", async () => {
+    const api = fakeApi({ me: async () => ADMIN, listUsers: async () => ({ users: [SHOP] }), revokeAllTokens: async () => ({ revoked: 3 }) });
+    const prompter = scriptedPrompter([{ confirm: true }]);
+    const report = await runTokenRevoke({ all: true, user: 'shop-ci', yes: false }, fakeDeps({ api, tty: true, prompter }));
+    expect(prompter.asked[0]).toContain('Revoke every project token of shop-ci?');
+    expect(api.calls.at(-1)).toEqual({ name: 'revokeAllTokens', args: [SHOP.userId] });
+    expect(report).toEqual({ json: { userId: SHOP.userId, username: 'shop-ci', revoked: 3 }, notes: ['Revoked 3 project tokens of shop-ci.'] });
+  });
+
+  it("takes the caller's own without --user, and revokes nothing when the answer is no", async () => {
+    const api = fakeApi({ me: async () => ADMIN });
+    await expect(runTokenRevoke({ all: true, yes: false }, fakeDeps({ api, tty: true, prompter: scriptedPrompter([{ confirm: false }]) }))).rejects.toMatchObject({
+      code: 'validation',
+      message: 'not confirmed: nothing was revoked',
+    });
+    expect(api.calls.map((c) => c.name)).toEqual(['me']);
+  });
+
+  it('is a usage error with a token named too, and without either', async () => {
+    const api = fakeApi();
+    await expect(runTokenRevoke({ all: true, token: 'ci', yes: true }, fakeDeps({ api }))).rejects.toMatchObject({ code: 'usage' });
+    await expect(runTokenRevoke({ yes: true }, fakeDeps({ api }))).rejects.toMatchObject({ code: 'usage', message: expect.stringContaining('--all') });
+    expect(api.calls).toEqual([]);
+  });
+});
+
 describe('runLogin --with-token', () => {
   it('checks the token with the server and stores it without an expiry', async () => {
     const api = fakeApi({ meWithToken: async () => ({ ...SHOP, mustChangePassword: false }) });

@@ -5,9 +5,11 @@ import {
   ProjectTokenIdParams,
   ProjectTokenList,
   ProjectTokenListQuery,
+  ProjectTokenRevokeAllQuery,
+  ProjectTokensRevoked,
 } from '../../../common/schemas/tokens.js';
 import { endpoint } from '../../http/endpoint.js';
-import { createProjectToken, listProjectTokens, revokeProjectToken } from '../../services/tokens.js';
+import { createProjectToken, listProjectTokens, revokeAllProjectTokens, revokeProjectToken } from '../../services/tokens.js';
 
 export const tokenEndpoints = [
   endpoint({
@@ -24,7 +26,7 @@ export const tokenEndpoints = [
       401: { description: 'No valid token' },
       403: { description: 'A project token, another user (not an administrator), or a password that must be changed' },
       404: { description: 'No such user' },
-      409: { description: 'The user has a token of that name' },
+      409: { description: 'The user has a token of that name, or 100 active tokens already' },
     },
     audit: { action: 'token.created', target: (req) => req.body.userId ?? req.actor?.userId },
     handler: async (req, services) => ({ status: 201, body: await createProjectToken(services, req.actor!, req.body) }),
@@ -44,6 +46,26 @@ export const tokenEndpoints = [
       404: { description: 'No such user' },
     },
     handler: async (req, services) => ({ body: { tokens: await listProjectTokens(services, req.actor!, req.query.userId) } }),
+  }),
+  endpoint({
+    method: 'DELETE',
+    path: '/v1/tokens',
+    summary: "Revoke all of a user's project tokens (the user or an administrator), as after a leaked password",
+    tags: ['token'],
+    access: {},
+    query: ProjectTokenRevokeAllQuery,
+    responses: {
+      200: { description: 'Revoked; how many', schema: ProjectTokensRevoked },
+      400: { description: 'userId is missing or not a UUID' },
+      401: { description: 'No valid token' },
+      403: { description: 'A project token, or another user (not an administrator)' },
+      404: { description: 'No such user' },
+    },
+    audit: { action: 'token.revoked', target: (req) => req.query.userId },
+    handler: async (req, services) => {
+      const revoked = await revokeAllProjectTokens(services, req.actor!, req.query.userId);
+      return { body: { revoked }, audit: { details: { all: true, revoked } } };
+    },
   }),
   endpoint({
     method: 'DELETE',
