@@ -87,8 +87,10 @@ describe.each(dbKinds())('webhooks on %s', (kind) => {
     await publish('3.0.0');
     await eventually(async () => !(await webhook(services, id)).active, 30_000);
     expect((await webhook(services, id)).disabledReason).toMatch(/410/);
-    const audit = await server.db('audit').where({ action: 'webhook.disabled', target: id });
-    expect(audit).toHaveLength(1);
+    // The audit entry is written right after the webhook is disabled.
+    const audited = () => server.db('audit').where({ action: 'webhook.disabled', target: id });
+    await eventually(async () => (await audited()).length > 0, 30_000);
+    expect(await audited()).toHaveLength(1);
     const [delivery] = (await deliveries(services, id, { page: 1, size: 10 })).deliveries;
     expect(delivery).toMatchObject({ status: 'failed', attempts: 1, lastStatus: 410 });
   });
@@ -100,7 +102,9 @@ describe.each(dbKinds())('webhooks on %s', (kind) => {
     await publish('4.0.0');
     await eventually(async () => !(await webhook(services, id)).active, 30_000);
     expect((await webhook(services, id)).disabledReason).toMatch(/20 failed deliveries in a row/);
-    expect(await server.db('audit').where({ action: 'webhook.disabled', target: id })).toHaveLength(1);
+    const audited = () => server.db('audit').where({ action: 'webhook.disabled', target: id });
+    await eventually(async () => (await audited()).length > 0, 30_000);
+    expect(await audited()).toHaveLength(1);
   });
 
   it('redeliver sends the same webhook-id again', async () => {
