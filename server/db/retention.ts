@@ -112,6 +112,11 @@ const DAY_MS = 86_400_000;
 /**
  * The records the policy looks at (its projects and branches, but no protected branch), each with
  * its rank in its key by version order (1: the highest) and its branch's newest creation date.
+ *
+ * The newest date is the first in the branch by creation date, newest first, not the branch's
+ * `max(creation_date)` over the whole partition: MariaDB (10.11) works such a frame out again for
+ * every row, in time quadratic in the records of a branch (8,000 records of one key: 76 s), while
+ * `first_value` takes it from the frame's first row. The same value on every kind.
  */
 function lookedAt(db: Db, rules: RetentionRules): Knex.QueryBuilder {
   const query = db('versions').select(
@@ -129,7 +134,7 @@ function lookedAt(db: Db, rules: RetentionRules): Knex.QueryBuilder {
     'latest_version',
     'description',
     db.raw('row_number() over (partition by project_name, branch, group_id, artifact_id order by version_key desc, id desc) as rank_in_key'),
-    db.raw('max(creation_date) over (partition by project_name, branch) as branch_last'),
+    db.raw('first_value(creation_date) over (partition by project_name, branch order by creation_date desc) as branch_last'),
   );
   whereAnyGlob(db, query, 'project_name', rules.projects);
   whereAnyGlob(db, query, 'branch', rules.branches);
