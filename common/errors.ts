@@ -30,6 +30,15 @@ export const TERMINAL_ERROR_CODES = [
   'failed',
 ] as const;
 
+/**
+ * Why a request was refused although its token was accepted, sent beside the code as `reason` so a
+ * client can act on it (docs/api.md, "Errors"). `fresh_login_required`: making a project token
+ * needs a session token issued in the last 15 minutes, or the caller's password (which was wrong,
+ * if it was sent).
+ */
+export const ERROR_REASONS = ['fresh_login_required'] as const;
+export type ErrorReason = (typeof ERROR_REASONS)[number];
+
 export type WireErrorCode = (typeof WIRE_ERROR_CODES)[number];
 export type TerminalErrorCode = (typeof TERMINAL_ERROR_CODES)[number];
 export type ErrorCode = WireErrorCode | TerminalErrorCode;
@@ -81,6 +90,8 @@ export interface AppErrorDetails {
   errors?: FieldError[];
   /** Seconds until a `rate_limited` client may try again. */
   retryAfter?: number;
+  /** Sent as the error body's `reason` (ERROR_REASONS). */
+  reason?: ErrorReason;
   /** Extra fields merged into the error body (the user routes' `valid` and `userId`). */
   body?: Record<string, unknown>;
   /** The underlying error, logged but never shown. */
@@ -115,6 +126,15 @@ export function codeForStatus(status: number): WireErrorCode {
   if (status === 502 || status === 504) return 'unavailable';
   if (status >= 500) return 'internal';
   return 'validation';
+}
+
+export function isErrorReason(value: unknown): value is ErrorReason {
+  return typeof value === 'string' && (ERROR_REASONS as readonly string[]).includes(value);
+}
+
+/** Whether the server refused for want of a fresh login (the token itself was accepted). */
+export function needsFreshLogin(error: unknown): boolean {
+  return isAppError(error) && error.details.reason === 'fresh_login_required';
 }
 
 export function isWireErrorCode(value: unknown): value is WireErrorCode {

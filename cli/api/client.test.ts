@@ -2,6 +2,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { needsFreshLogin } from '../../common/errors.js';
 import { memoryConfig } from '../config/store.js';
 import { DEFAULT_SETTINGS, type Settings } from '../deps.js';
 import { createApi, timeoutFrom } from './client.js';
@@ -53,6 +54,22 @@ describe('API client', () => {
       message: 'user name taken',
     });
     expect(server.requests).toHaveLength(1);
+  });
+
+  it("keeps the reason of a 401 whose token was accepted, and the server's own message with it", async () => {
+    const refusal = { ...errorBody('unauthorized', 'making a project token needs a fresh login'), reason: 'fresh_login_required' };
+    const server = await serve(() => ({ status: 401, body: refusal }));
+    const config = memoryConfig();
+    await config.save({ url: server.url, username: 'admin', userId: 'u', token: 'stored', expiresAt: '2030-01-01T00:00:00.000Z' });
+    const error = await api(server.url, { config }).createToken({ name: 'ci', scope: 'read', expiresAt: null }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'unauthorized', message: 'making a project token needs a fresh login', details: { reason: 'fresh_login_required' } });
+    expect(needsFreshLogin(error)).toBe(true);
+    // A 401 without a reason is about the token, and says so; an unknown reason is dropped.
+    const other = await serve(() => ({ status: 401, body: { ...errorBody('unauthorized', 'the token was revoked'), reason: 'something-new' } }));
+    await config.save({ url: other.url, username: 'admin', userId: 'u', token: 'stored', expiresAt: '2030-01-01T00:00:00.000Z' });
+    const plain = await api(other.url, { config }).createToken({ name: 'ci', scope: 'read', expiresAt: null }).catch((e: unknown) => e);
+    expect(plain).toMatchObject({ code: 'unauthorized', message: `your session on ${other.url} is no longer valid (the token was revoked): run repoadmin login` });
+    expect(needsFreshLogin(plain)).toBe(false);
   });
 
   it('retries idempotent calls on 503 and not the others', async () => {

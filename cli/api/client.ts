@@ -49,9 +49,13 @@ export interface Api {
   deleteUser(userId: string): Promise<void>;
   publish(record: VersionRecordBody): Promise<PublishResult>;
   search(filters: SearchRequest, paging?: PageRequestParams): Promise<SearchResult>;
-  /** `POST /v1/tokens`; `expiresAt` as ISO 8601, or null for none. */
-  createToken(body: { name: string; scope: string; expiresAt: string | null; userId?: string }): Promise<ProjectTokenCreated>;
-  listTokens(userId?: string): Promise<ProjectTokenList>;
+  /**
+   * `POST /v1/tokens`; `expiresAt` as ISO 8601, or null for none; `password`, the caller's own, when
+   * the session is not a fresh login (needsFreshLogin).
+   */
+  createToken(body: { name: string; scope: string; expiresAt: string | null; userId?: string; password?: string }): Promise<ProjectTokenCreated>;
+  /** One page of `GET /v1/tokens`: the caller's, one user's, or (administrators) everyone's. */
+  listTokens(query: { userId?: string; page?: number; size?: number }): Promise<ProjectTokenList>;
   revokeToken(id: string): Promise<void>;
   /** Revokes every project token of the user. */
   revokeAllTokens(userId: string): Promise<ProjectTokensRevoked>;
@@ -190,7 +194,7 @@ export function createApi(context: ApiContext): Api {
         notFoundMeansWrongServer: true,
       }),
     createToken: (body) => authenticated({ method: 'POST', path: 'v1/tokens', json: body }),
-    listTokens: (userId) => authenticated({ method: 'GET', path: 'v1/tokens', searchParams: { userId }, idempotent: true }),
+    listTokens: (query) => authenticated({ method: 'GET', path: 'v1/tokens', searchParams: query, idempotent: true }),
     revokeToken: (id) => authenticated({ method: 'DELETE', path: `v1/tokens/${encodeURIComponent(id)}` }),
     revokeAllTokens: (userId) => authenticated({ method: 'DELETE', path: 'v1/tokens', searchParams: { userId } }),
     createWebhook: (body) => authenticated({ method: 'POST', path: 'v1/webhooks', json: body }),

@@ -1,7 +1,7 @@
 // The registry's HTTP calls over the shared core (cli/http.ts): JSON bodies, bearer tokens, and
 // the server's error body back into AppError.
 import { HTTPError } from 'ky';
-import { AppError, codeForStatus, isWireErrorCode, type FieldError, type WireErrorCode } from '../../common/errors.js';
+import { AppError, codeForStatus, isErrorReason, isWireErrorCode, type FieldError, type WireErrorCode } from '../../common/errors.js';
 import { createClient, DEFAULT_TIMEOUT_MS, GATEWAY_STATUSES, networkFailure, retryAfterSeconds, retryFor, type Peer } from '../http.js';
 
 export { DEFAULT_TIMEOUT_MS, maskToken, retryAfterSeconds } from '../http.js';
@@ -111,10 +111,10 @@ export async function fromResponse(response: Response): Promise<AppError> {
   const message = (body as { _message?: { code?: unknown; message?: unknown } } | undefined)?._message;
   const retryAfter = retryAfterSeconds(response) || undefined;
   if (message && isWireErrorCode(message.code) && typeof message.message === 'string') {
-    const errors = (body as { errors?: FieldError[] }).errors;
+    const { errors, reason } = body as { errors?: FieldError[]; reason?: unknown };
     const code: WireErrorCode = message.code;
     const text = code === 'rate_limited' && retryAfter ? `${message.message} (try again in ${retryAfter} s)` : message.message;
-    return new AppError(code, text, { errors, retryAfter });
+    return new AppError(code, text, { errors, retryAfter, reason: isErrorReason(reason) ? reason : undefined });
   }
   const status = `${response.status} ${response.statusText}`.trim();
   // Our server answers every 404 with its error body, and every error with JSON: this one is not the

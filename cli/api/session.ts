@@ -147,7 +147,8 @@ export async function resolveCredentials(
 
 /** A 401 says what to do next, which depends on where the token came from. */
 export function whyRejected(error: unknown, creds: Credentials, server: string): unknown {
-  if (!(error instanceof AppError) || error.code !== 'unauthorized') return error;
+  // With a reason the token was accepted: the server's message says what else is missing.
+  if (!(error instanceof AppError) || error.code !== 'unauthorized' || error.details.reason) return error;
   const next: Record<TokenSource, string> = {
     flag: 'check --token',
     env: 'check REPOADMIN_TOKEN',

@@ -40,3 +40,13 @@ export const LooseBoolean = z.preprocess(
 
 /** ISO 8601 in UTC with milliseconds and `Z`. */
 export const Timestamp = z.string().meta({ format: 'date-time', example: '2026-11-21T10:00:00.000Z' });
+
+/** Where a page stands among all the matches: the paging fields every paged answer carries. */
+export const PageInfo = z.object({
+  totalElements: z.number().int(),
+  totalPages: z.number().int(),
+  /** 1-based. */
+  currentPage: z.number().int(),
+  numberOfElements: z.number().int(),
+});
+export type PageInfo = z.infer<typeof PageInfo>;

@@ -1,6 +1,6 @@
 // The one error body every route answers with (docs/api.md, "Errors").
 import * as z from 'zod';
-import { WIRE_ERROR_CODES } from '../errors.js';
+import { ERROR_REASONS, WIRE_ERROR_CODES } from '../errors.js';
 
 export const ErrorBody = z
   .object({
@@ -12,6 +12,8 @@ export const ErrorBody = z
     }),
     /** Field problems, only for `validation`. */
     errors: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+    /** Why the request was refused although its token was accepted (POST /v1/tokens: `fresh_login_required`). */
+    reason: z.enum(ERROR_REASONS).optional(),
     /** Only on the user routes. */
     valid: z.literal(false).optional(),
     /** Only on the user routes; null when unknown. */

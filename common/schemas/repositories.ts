@@ -164,7 +164,8 @@ export const SORT_ALIASES: Record<string, SortField> = {
 
 /** Decimal digits only: Number() would also take ' ', '0x10' and '1e3'. */
 const WHOLE_NUMBER = /^-?\d+$/;
-const wholeNumber = (name: string) =>
+/** A whole number from the query string, in decimal digits; absent when empty. */
+export const wholeNumber = (name: string) =>
   z.preprocess(
     (v) => (v === '' || v === null ? undefined : typeof v === 'string' && WHOLE_NUMBER.test(v) ? Number(v) : v),
     z.number({ error: `${name} must be a whole number` }).int(`${name} must be a whole number`).optional(),

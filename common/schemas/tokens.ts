@@ -1,6 +1,8 @@
 // Project tokens: long-lived, scoped credentials for pipelines, made by a user or an administrator.
 import * as z from 'zod';
-import { Timestamp, Uuid, offsetDateTime, text } from './common.js';
+import { TokenRequest } from './auth.js';
+import { PageInfo, Timestamp, Uuid, offsetDateTime, text } from './common.js';
+import { PAGE_SIZE_MAX, wholeNumber } from './repositories.js';
 
 /** Every project token starts with this, so that secret scanners can find leaked ones. */
 export const TOKEN_PREFIX = 'rpa_';
@@ -11,6 +13,16 @@ export const TOKEN_NAME_MAX = 100;
 export const TOKEN_MAX_LIFETIME_YEARS = 10;
 /** Active (unexpired) tokens a user may have at once: a leaked session cannot mint them without end. */
 export const TOKEN_MAX_ACTIVE = 100;
+/**
+ * A session token counts as a fresh login for this long after it was issued (its `iat`): making a
+ * project token needs one, or the password, so a stolen older session cannot mint credentials.
+ */
+export const FRESH_LOGIN_SECONDS = 15 * 60;
+/**
+ * Tokens per page of `GET /v1/tokens` unless `size` says otherwise: the most a page may hold, so a
+ * client that does not page (written before paging) still sees all of a user's active tokens.
+ */
+export const TOKEN_PAGE_SIZE_DEFAULT = PAGE_SIZE_MAX;
 
 /**
  * `read`: search, get one, latest, who am I. `publish`: read, plus publishing. `delete`: publish,
@@ -53,6 +65,11 @@ export const ProjectTokenCreateRequest = z
       .meta({ format: 'date-time', example: '2027-01-31T00:00:00.000Z' }),
     /** The token's user (administrators only); default: the caller. */
     userId: Uuid.optional(),
+    /**
+     * The caller's own password, needed when its session token was issued more than 15 minutes
+     * ago; checked as a login is, and counted by the same limits.
+     */
+    password: TokenRequest.shape.password.optional(),
   })
   .meta({ id: 'ProjectTokenCreateRequest' });
 export type ProjectTokenCreateRequest = z.output<typeof ProjectTokenCreateRequest>;
@@ -87,13 +104,29 @@ export const ProjectToken = z
   .meta({ id: 'ProjectToken' });
 export type ProjectToken = z.infer<typeof ProjectToken>;
 
-export const ProjectTokenList = z.object({ tokens: z.array(ProjectToken) }).meta({ id: 'ProjectTokenList' });
+export const ProjectTokenList = z
+  .object({
+    /** By user name, then token name. */
+    tokens: z.array(ProjectToken),
+    page: PageInfo,
+  })
+  .meta({ id: 'ProjectTokenList' });
 export type ProjectTokenList = z.infer<typeof ProjectTokenList>;
+
+/** Read as the search's paging is: decimal digits only (`0x10`, `1e3` and blanks are refused). */
+const pageNumber = (name: string, max: number, fallback: number, description: string) =>
+  wholeNumber(name)
+    .pipe(z.number().min(1, 'must be 1 or more').max(max, `at most ${max}`).default(fallback))
+    // What the document says of it: the digits are read before these limits apply.
+    .meta({ type: 'integer', minimum: 1, maximum: max, description: `${description}; default ${fallback}` });
 
 export const ProjectTokenListQuery = z.object({
   /** Only this user's tokens (administrators: anyone's). */
   userId: Uuid.optional(),
+  page: pageNumber('page', 1_000_000_000, 1, 'page number, from 1'),
+  size: pageNumber('size', PAGE_SIZE_MAX, TOKEN_PAGE_SIZE_DEFAULT, `tokens per page, 1 to ${PAGE_SIZE_MAX}`),
 });
+export type ProjectTokenListQuery = z.output<typeof ProjectTokenListQuery>;
 
 export const ProjectTokenIdParams = z.object({ id: Uuid });
 

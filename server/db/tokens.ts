@@ -4,7 +4,7 @@ import { AppError } from '../../common/errors.js';
 import type { TokenScope } from '../../common/schemas/tokens.js';
 import type { Role } from '../../common/schemas/users.js';
 import type { BoundSql, Db } from './dialects/index.js';
-import { isForeignKeyViolation, isUniqueViolation, toDate } from './rows.js';
+import { isForeignKeyViolation, isUniqueViolation, toDate, toNumber } from './rows.js';
 import { cachedRows } from './statements.js';
 
 export interface TokenRow {
@@ -78,11 +78,25 @@ export async function findTokenById(db: Db, id: string): Promise<TokenRow | unde
   return row ? toToken(row) : undefined;
 }
 
-/** Every token, or one user's, ordered by user name and token name. */
-export async function listTokens(db: Db, filter: { userId?: string } = {}): Promise<TokenRow[]> {
-  const query = withUser(db).select(COLUMNS).orderBy([{ column: 'u.username' }, { column: 't.name' }]);
-  if (filter.userId) query.where('t.user_id', filter.userId);
-  return (await query).map(toToken);
+/**
+ * One page of every token, or of one user's, by user name and token name (both unique, so the order
+ * is total), then id, so that it stays total whatever a column's collation: pages neither repeat
+ * nor skip a token.
+ */
+export async function listTokens(
+  db: Db,
+  filter: { userId?: string },
+  paging: { page: number; size: number },
+): Promise<{ items: TokenRow[]; total: number }> {
+  const filtered = <Q extends Knex.QueryBuilder>(query: Q) => (filter.userId ? query.where('t.user_id', filter.userId) : query);
+  const [rows, count] = await Promise.all([
+    filtered(withUser(db).select(COLUMNS))
+      .orderBy([{ column: 'u.username' }, { column: 't.name' }, { column: 't.id' }])
+      .limit(paging.size)
+      .offset((paging.page - 1) * paging.size),
+    filtered(db('tokens as t').count({ n: '*' })).first(),
+  ]);
+  return { items: rows.map(toToken), total: toNumber(count?.n) };
 }
 
 /** The user's tokens that have not expired at `now` (revoked ones are gone from the table). */

@@ -26,6 +26,7 @@ export function errorBody(error: AppError): ErrorBody & Record<string, unknown> 
     _status: false,
     _message: { category: 'ERROR', code: isWireErrorCode(error.code) ? error.code : 'internal', message: error.message },
     ...(error.code === 'validation' && error.details.errors ? { errors: error.details.errors } : {}),
+    ...(error.details.reason ? { reason: error.details.reason } : {}),
     ...error.details.body,
   };
 }

@@ -6,7 +6,7 @@ import type { TokenRequest, TokenResponse } from '../../common/schemas/auth.js';
 import { FIRST_PASSWORD } from '../../common/schemas/users.js';
 import { issueToken, verifyToken } from '../auth/tokens.js';
 import { clearFailures, forgetOldAttempts, giveBackAttempt, takeAttempt } from '../db/login-attempts.js';
-import { findUserById, findUserByName } from '../db/users.js';
+import { type UserRow, findUserById, findUserByName } from '../db/users.js';
 import type { Actor, Services } from './context.js';
 
 export const LOGIN_WINDOW_SECONDS = 15 * 60;
@@ -26,6 +26,26 @@ export function isLoopback(address: string): boolean {
 }
 
 export async function generateToken(services: Services, request: TokenRequest, address: string): Promise<TokenResponse> {
+  const user = await verifyLogin(services, request, address);
+  const { token, expiresAt } = issueToken(services.tokens, user, services.now());
+  return {
+    token,
+    userId: user.userId,
+    expiresAt: formatTimestamp(expiresAt),
+    username: user.username,
+    role: user.role,
+    projectName: user.projectName,
+    mustChangePassword: user.mustChangePassword,
+  };
+}
+
+/**
+ * Checks a user name and password as a login does, within the login limits
+ * (docs/api.md, "Logins and their limits"): the user, or a 401 (wrong), 429 (too many failures) or
+ * 403 (the documented first password from another machine). For generate-token, and for making a
+ * project token with the password.
+ */
+export async function verifyLogin(services: Services, request: TokenRequest, address: string): Promise<UserRow> {
   const nowSeconds = Math.floor(services.now().getTime() / 1000);
   const window = Math.floor(nowSeconds / LOGIN_WINDOW_SECONDS) * LOGIN_WINDOW_SECONDS;
   const byName = { scope: 'user' as const, subject: request.username };
@@ -36,7 +56,7 @@ export async function generateToken(services: Services, request: TokenRequest, a
   };
   // Each attempt is counted as a failure until its password proves right; refused ones do not count.
   if (!(await takeUserAttempt(services, window, byName))) throw refuse();
-  const user = await whileUnsettled(services, request.username, async () => {
+  return whileUnsettled(services, request.username, async () => {
     if (!(await takeAttempt(services.db, window, byAddress, MAX_FAILURES_PER_ADDRESS))) {
       await giveBackAttempt(services.db, window, byName);
       throw refuse();
@@ -58,17 +78,6 @@ export async function generateToken(services: Services, request: TokenRequest, a
     }
     return found;
   });
-
-  const { token, expiresAt } = issueToken(services.tokens, user, services.now());
-  return {
-    token,
-    userId: user.userId,
-    expiresAt: formatTimestamp(expiresAt),
-    username: user.username,
-    role: user.role,
-    projectName: user.projectName,
-    mustChangePassword: user.mustChangePassword,
-  };
 }
 
 /** Logins of this process counted and not yet settled, per database and user name. */
@@ -108,7 +117,8 @@ async function takeUserAttempt(services: Services, window: number, byName: { sco
 /** The user of a bearer token; any problem is a 401, never a 500. */
 export async function actorFromToken(services: Services, token: string): Promise<Actor> {
   const claims = verifyToken(services.tokens, token);
-  return actorFromSession(services, { userId: claims.uid, username: claims.sub, tokenVersion: claims.tv });
+  const actor = await actorFromSession(services, { userId: claims.uid, username: claims.sub, tokenVersion: claims.tv });
+  return { ...actor, sessionIssuedAt: new Date(claims.iat * 1000) };
 }
 
 /** The user of a session token whose signature was checked. */

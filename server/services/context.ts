@@ -28,6 +28,8 @@ export interface Actor {
   role: Role;
   projectName: string | null;
   mustChangePassword: boolean;
+  /** When the request's session token was issued (its `iat`); absent for a project token. */
+  sessionIssuedAt?: Date;
   /** Set when the request came with a project token (absent for a session token). */
   projectToken?: { id: string; name: string; scope: TokenScope };
 }

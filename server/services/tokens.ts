@@ -5,11 +5,14 @@ import type { Knex } from 'knex';
 import { AppError } from '../../common/errors.js';
 import { formatTimestamp } from '../../common/dates.js';
 import {
+  FRESH_LOGIN_SECONDS,
   TOKEN_MAX_ACTIVE,
   TOKEN_MAX_LIFETIME_YEARS,
   type ProjectToken,
   type ProjectTokenCreateRequest,
   type ProjectTokenCreated,
+  type ProjectTokenList,
+  type ProjectTokenListQuery,
 } from '../../common/schemas/tokens.js';
 import { hashProjectToken, newProjectToken } from '../auth/project-tokens.js';
 import { retryConflicts } from '../db/faults.js';
@@ -27,6 +30,7 @@ import {
   touchToken,
 } from '../db/tokens.js';
 import { findUserById, lockUser } from '../db/users.js';
+import { verifyLogin } from './auth.js';
 import type { Actor, Services } from './context.js';
 
 /** `lastUsedAt` is written at most this often per token: a busy pipeline does not write on every request. */
@@ -72,10 +76,45 @@ function checkExpiry(expiresAt: Date | null | undefined, now: Date): Date | null
   return expiresAt;
 }
 
-export async function createProjectToken(services: Services, actor: Actor, request: ProjectTokenCreateRequest): Promise<ProjectTokenCreated> {
+/**
+ * Making a project token needs a fresh login (docs/api.md, "POST /v1/tokens"): a session token
+ * issued in the last FRESH_LOGIN_SECONDS, or the caller's password, checked as a login is (the same
+ * limits count it). A stolen older session cannot mint long-lived credentials. Says which it was.
+ */
+async function confirmFreshLogin(services: Services, actor: Actor, password: string | undefined, address: string): Promise<'session' | 'password'> {
+  if (password !== undefined) {
+    let user;
+    try {
+      user = await verifyLogin(services, { username: actor.username, password }, address);
+    } catch (error) {
+      if (error instanceof AppError && error.code === 'unauthorized') {
+        throw new AppError('unauthorized', `wrong password for ${actor.username}: no project token was made`, { reason: 'fresh_login_required' });
+      }
+      throw error;
+    }
+    // The name was given to another user since the session was checked (deleted and made again).
+    if (user.userId !== actor.userId) throw new AppError('unauthorized', 'the token belongs to a user that no longer exists');
+    return 'password';
+  }
+  const age = actor.sessionIssuedAt ? services.now().getTime() - actor.sessionIssuedAt.getTime() : Number.NaN;
+  if (age <= FRESH_LOGIN_SECONDS * 1000) return 'session';
+  throw new AppError(
+    'unauthorized',
+    `making a project token needs a fresh login: this session token is more than ${FRESH_LOGIN_SECONDS / 60} minutes old. Log in again (repoadmin login), or send your password in the request's "password" field`,
+    { reason: 'fresh_login_required' },
+  );
+}
+
+export async function createProjectToken(
+  services: Services,
+  actor: Actor,
+  request: ProjectTokenCreateRequest,
+  address: string,
+): Promise<{ created: ProjectTokenCreated; freshLogin: 'session' | 'password' }> {
   const userId = ownerFor(actor, request.userId, 'make');
   const now = services.now();
   const expiresAt = checkExpiry(request.expiresAt, now);
+  const freshLogin = await confirmFreshLogin(services, actor, request.password, address);
   const token = newProjectToken();
   const id = randomUUID();
   // The user's row is locked while its tokens are counted, so that tokens made at the same time
@@ -94,7 +133,7 @@ export async function createProjectToken(services: Services, actor: Actor, reque
       return owner;
     }),
   );
-  return {
+  const created = {
     id,
     name: request.name,
     scope: request.scope,
@@ -105,14 +144,21 @@ export async function createProjectToken(services: Services, actor: Actor, reque
     createdAt: formatTimestamp(now),
     expiresAt: expiresAt ? formatTimestamp(expiresAt) : null,
   };
+  return { created, freshLogin };
 }
 
-/** The caller's own tokens; an administrator's call sees everyone's, or one user's with `userId`. */
-export async function listProjectTokens(services: Services, actor: Actor, userId: string | undefined): Promise<ProjectToken[]> {
-  if (isAdmin(actor) && !userId) return (await listTokens(services.db)).map(toProjectToken);
-  const owner = ownerFor(actor, userId, 'list');
-  if (owner !== actor.userId && !(await findUserById(services.db, owner))) throw new AppError('not_found', `no user with id ${owner}`);
-  return (await listTokens(services.db, { userId: owner })).map(toProjectToken);
+/** A page of the caller's own tokens; an administrator's call sees everyone's, or one user's with `userId`. */
+export async function listProjectTokens(services: Services, actor: Actor, query: ProjectTokenListQuery): Promise<ProjectTokenList> {
+  let owner: string | undefined;
+  if (!isAdmin(actor) || query.userId) {
+    owner = ownerFor(actor, query.userId, 'list');
+    if (owner !== actor.userId && !(await findUserById(services.db, owner))) throw new AppError('not_found', `no user with id ${owner}`);
+  }
+  const { items, total } = await listTokens(services.db, { userId: owner }, query);
+  return {
+    tokens: items.map(toProjectToken),
+    page: { totalElements: total, totalPages: Math.ceil(total / query.size), currentPage: query.page, numberOfElements: items.length },
+  };
 }
 
 /** Revokes a token of the caller, or any for an administrator; anyone else's is not found. */

@@ -2,19 +2,21 @@
 // server started as on a first start (admin/password, to be changed).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { assertBuilt, BIN, freshHome } from './run.js';
+import { assertBuilt, BIN, freshHome, run } from './run.js';
 import { skipping } from '../helpers/skip.js';
 import { inTerminal, tmuxMissing, tmuxPath, type Terminal } from './terminal.js';
 
 let server: TestServer;
 let env: Record<string, string>;
 const open: Terminal[] = [];
+/** Added to the real time by the server's clock. */
+let offsetMs = 0;
 
 beforeAll(async () => {
   if (tmuxMissing()) return;
   assertBuilt();
   await tmuxPath();
-  server = await startTestServer({ mustChangeAdminPassword: true });
+  server = await startTestServer({ mustChangeAdminPassword: true, now: () => new Date(Date.now() + offsetMs) });
   env = { HOME: await freshHome() };
 });
 
@@ -102,6 +104,24 @@ describe.skipIf(missing)('first-day administrator flow in a terminal', () => {
     await del.enter('y');
     expect(await del.exitCode()).toBe(0);
     expect(await server.db('users').where({ username: 'ci-shop' }).first()).toBeUndefined();
+  });
+
+  it('a login older than 15 minutes: token create asks for the password and makes the token with it', async () => {
+    offsetMs = -16 * 60_000;
+    try {
+      const login = await run(['login', '--url', server.url, '--username', 'admin', '--password-stdin'], { home: env.HOME!, stdin: 'first-day-pass-1' });
+      expect(login.code, login.stderr).toBe(0);
+    } finally {
+      offsetMs = 0;
+    }
+    const create = await terminal(['token', 'create', '--name', 'asked']);
+    await create.waitFor(/Your login is not fresh enough to make a project token: password of admin:/);
+    await create.enter('first-day-pass-1');
+    expect(await create.exitCode()).toBe(0);
+    const screen = await create.screen();
+    expect(screen).toMatch(/rpa_[A-Za-z0-9_-]{43}/);
+    expect(screen).not.toContain('first-day-pass-1');
+    expect(await server.db('tokens').where({ name: 'asked' })).toHaveLength(1);
   });
 
   it('with CI set, the same terminal never prompts and names the missing flag (exit 2)', async () => {

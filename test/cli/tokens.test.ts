@@ -10,10 +10,12 @@ import { assertBuilt, freshHome, run } from './run.js';
 
 let server: TestServer;
 let adminHome: string;
+/** Added to the real time by the server's clock. */
+let offsetMs = 0;
 
 beforeAll(async () => {
   assertBuilt();
-  server = await startTestServer();
+  server = await startTestServer({ now: () => new Date(Date.now() + offsetMs) });
   const created = await server.request('POST', '/v1/users', {
     token: await server.adminToken(),
     body: { username: 'shop-ci', password: 'shop-ci-secret', projectName: 'shop', role: 'ROLE_USER' },
@@ -133,7 +135,7 @@ describe('project tokens from the command line', () => {
     expect(before.tokens.length).toBeGreaterThanOrEqual(2);
     const revoked = await run(['token', 'revoke', '--all', '--user', 'shop-ci', '--yes'], { home: adminHome });
     expect(revoked).toMatchObject({ code: 0, stderr: `Revoked ${before.tokens.length} project tokens of shop-ci.\n` });
-    expect(JSON.parse((await run(['token', 'list', '--user', 'shop-ci', '--json'], { home: adminHome })).stdout)).toEqual({ tokens: [] });
+    expect(JSON.parse((await run(['token', 'list', '--user', 'shop-ci', '--json'], { home: adminHome })).stdout)).toMatchObject({ tokens: [] });
     for (const token of tokens) {
       const home = await freshHome();
       const env = { REPOADMIN_URL: server.url, REPOADMIN_TOKEN: token };
@@ -153,5 +155,79 @@ describe('project tokens from the command line', () => {
     const file = join(home, '.config/repoadmin/config.json');
     const stored = await readFile(file, 'utf8').then((text) => JSON.parse(text), () => ({ servers: {} }));
     expect(stored.servers).toEqual({});
+  });
+
+  it('token list fetches every page; --page and --size ask for one; revoke finds a token on a later page', async () => {
+    const admin = await server.adminToken();
+    const shop = await server.db('users').where({ username: 'shop-ci' }).first();
+    // 130 tokens of two users: more than the server's largest page (100), made by the API for speed.
+    const made = await Promise.all(
+      Array.from({ length: 130 }, (_, i) =>
+        server.request('POST', '/v1/tokens', { token: admin, body: { name: `bulk-${String(i).padStart(3, '0')}`, scope: 'read', userId: i < 70 ? undefined : shop.id } }),
+      ),
+    );
+    expect(made.map((res) => res.status)).toEqual(made.map(() => 201));
+    const all = JSON.parse((await run(['token', 'list', '--json'], { home: adminHome })).stdout) as { tokens: { id: string; name: string }[] };
+    const total = Number((await server.db('tokens').count({ n: '*' }).first())!.n);
+    expect(total).toBeGreaterThanOrEqual(130);
+    expect(all.tokens).toHaveLength(total);
+    expect(new Set(all.tokens.map((t) => t.id)).size).toBe(total);
+
+    const page = await run(['token', 'list', '--page', '2', '--size', '50'], { home: adminHome });
+    expect(page.code).toBe(0);
+    expect(page.stdout.trim().split('\n')).toHaveLength(50);
+    expect(page.stderr).toContain(`Page 2 of ${Math.ceil(total / 50)} (${total} tokens): --page 3 for the next`);
+    const badSize = await run(['token', 'list', '--size', '101'], { home: adminHome });
+    expect(badSize.code).toBe(2);
+
+    // By id, among everyone's: shop-ci's come after admin's, so its last one is on the second page of 100.
+    const last = all.tokens.find((t) => t.name === 'bulk-129')!;
+    expect(all.tokens.indexOf(last)).toBeGreaterThanOrEqual(100);
+    const revoked = await run(['token', 'revoke', last.id, '--yes'], { home: adminHome });
+    expect(revoked).toMatchObject({ code: 0, stderr: 'Revoked the token "bulk-129" of shop-ci.\n' });
+    await server.db('tokens').where('name', 'like', 'bulk-%').delete();
+  });
+});
+
+describe('a fresh login to make a project token', () => {
+  let staleHome: string;
+
+  beforeAll(async () => {
+    // A login made 16 minutes ago (by the server's clock), still valid for 44 more.
+    staleHome = await freshHome();
+    offsetMs = -16 * 60_000;
+    try {
+      const login = await run(['login', '--url', server.url, '--username', 'admin', '--password-stdin'], { home: staleHome, stdin: ADMIN_PASSWORD });
+      expect(login.code).toBe(0);
+    } finally {
+      offsetMs = 0;
+    }
+  });
+
+  it('off a terminal, a login older than 15 minutes fails with exit 4 naming --password-stdin, and nothing is made', async () => {
+    const refused = await run(['token', 'create', '--name', 'stale', '--user', 'shop-ci'], { home: staleHome });
+    expect(refused.code).toBe(4);
+    expect(refused.stdout).toBe('');
+    expect(refused.stderr).toContain('making a project token needs a fresh login');
+    expect(refused.stderr).toContain('Pass the password of admin on standard input with --password-stdin, or run repoadmin login first (no terminal to ask on)');
+    expect(await server.db('tokens').where({ name: 'stale' })).toEqual([]);
+    // Everything else still works with that login.
+    expect((await run(['token', 'list'], { home: staleHome })).code).toBe(0);
+  });
+
+  it('--password-stdin sends the password when the server asks for it, and the token is made', async () => {
+    const made = await run(['token', 'create', '--name', 'stale', '--user', 'shop-ci', '--password-stdin'], { home: staleHome, stdin: `${ADMIN_PASSWORD}\n` });
+    expect(made.code, made.stderr).toBe(0);
+    expect(made.stdout).toMatch(/^rpa_[A-Za-z0-9_-]{43}\n$/);
+    expect(made.stderr).not.toContain(ADMIN_PASSWORD);
+    expect(await server.db('tokens').where({ name: 'stale' })).toHaveLength(1);
+  });
+
+  it('a wrong password on standard input: exit 4, said so, nothing made', async () => {
+    const wrong = await run(['token', 'create', '--name', 'stale-2', '--user', 'shop-ci', '--password-stdin'], { home: staleHome, stdin: 'not-the-password' });
+    expect(wrong.code).toBe(4);
+    expect(wrong.stderr).toContain('wrong password for admin: no project token was made');
+    expect(await server.db('tokens').where({ name: 'stale-2' })).toEqual([]);
+    await server.db('login_attempts').delete();
   });
 });

@@ -2,9 +2,10 @@
 // administrator; each scope against each route; the 401s that say why; only a hash in the database;
 // the last use written at most once a minute. Search is not public here, so the read routes need a token.
 import { createHash } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { PageInfo } from '../../common/schemas/common.js';
 import { dbKinds } from '../helpers/db.js';
-import { DEFAULT_ADMIN_ID, type TestServer, startTestServer } from '../helpers/server.js';
+import { ADMIN_PASSWORD, DEFAULT_ADMIN_ID, type TestServer, startTestServer } from '../helpers/server.js';
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 const record = (projectName: string, version: string) => ({ projectName, branch: 'main', artifact: { groupId: 'tok', artifactId: 'app', version } });
@@ -373,6 +374,150 @@ describe.each(dbKinds())('project tokens on %s', (kind) => {
         }
       }
       expect(server.logs.filter((l) => l.includes('"level":50'))).toEqual([]);
+    });
+  });
+
+  describe('a fresh login to make one (docs/api.md, "POST /v1/tokens")', () => {
+    const SIXTEEN_MINUTES = 16 * 60_000;
+    /** A session token of this user issued `ageMs` before the server's now. */
+    const sessionOfAge = async (username: string, password: string, ageMs: number) => {
+      offsetMs -= ageMs;
+      try {
+        return await login(username, password);
+      } finally {
+        offsetMs += ageMs;
+      }
+    };
+    const auditOf = async (requestId: string) =>
+      vi.waitFor(async () => {
+        const row = await server.db('audit').where({ request_id: requestId }).first();
+        if (!row) throw new Error(`no audit entry for ${requestId} yet`);
+        return row as { action: string; outcome: string; details: unknown };
+      });
+
+    it('a session token older than 15 minutes is refused with a 401 that says to log in again or send the password', async () => {
+      const stale = await sessionOfAge('shop-ci', 'shop-ci-secret', SIXTEEN_MINUTES);
+      const requestId = `stale-${kind}-${Date.now()}`;
+      const res = await server.request('POST', '/v1/tokens', { token: stale, body: { name: 'stale', scope: 'read' }, headers: { 'X-Request-Id': requestId } });
+      expect(res.status, res.text).toBe(401);
+      expect(res.body).toEqual({
+        _status: false,
+        _message: {
+          category: 'ERROR',
+          code: 'unauthorized',
+          message: `making a project token needs a fresh login: this session token is more than 15 minutes old. Log in again (repoadmin login), or send your password in the request's "password" field`,
+        },
+        reason: 'fresh_login_required',
+      });
+      expect(await server.db('tokens').where({ user_id: shop.id, name: 'stale' })).toEqual([]);
+      // The same token still does everything else.
+      expect((await server.request('GET', '/v1/tokens', { token: stale })).status).toBe(200);
+      expect(await auditOf(requestId)).toMatchObject({ action: 'token.created', outcome: 'denied' });
+      // One issued 14 minutes ago is fresh.
+      const recent = await sessionOfAge('shop-ci', 'shop-ci-secret', 14 * 60_000);
+      await makeToken(recent, { name: 'recent', scope: 'read' });
+    });
+
+    it("takes the caller's password instead, checked as a login is; a wrong one is a 401 and nothing is made", async () => {
+      const stale = await sessionOfAge('admin', ADMIN_PASSWORD, SIXTEEN_MINUTES);
+      const requestId = `password-${kind}-${Date.now()}`;
+      const made = await server.request('POST', '/v1/tokens', {
+        token: stale,
+        body: { name: 'with-password', scope: 'read', userId: shop.id, password: ADMIN_PASSWORD },
+        headers: { 'X-Request-Id': requestId },
+      });
+      expect(made.status, made.text).toBe(201);
+      expect(made.body).toMatchObject({ name: 'with-password', userId: shop.id });
+      expect(await auditOf(requestId)).toMatchObject({ action: 'token.created', outcome: 'ok' });
+
+      // The password is the caller's: the token's user's does not count, nor does a wrong one, even with a fresh session.
+      for (const [i, [token, password]] of ([[stale, 'shop-ci-secret'], [stale, 'not-the-password'], [admin, 'not-the-password']] as const).entries()) {
+        const wrongId = `wrong-${kind}-${Date.now()}-${i}`;
+        const res = await server.request('POST', '/v1/tokens', {
+          token,
+          body: { name: 'wrong-password', scope: 'read', userId: shop.id, password },
+          headers: { 'X-Request-Id': wrongId },
+        });
+        expect(res.status, res.text).toBe(401);
+        expect(res.body._message.message).toBe('wrong password for admin: no project token was made');
+        expect(res.body.reason).toBe('fresh_login_required');
+        expect(await auditOf(wrongId)).toMatchObject({ action: 'token.created', outcome: 'denied' });
+      }
+      expect(await server.db('tokens').where({ name: 'wrong-password' })).toEqual([]);
+      // Never stored nor logged.
+      expect(JSON.stringify(await server.db('audit').select('*'))).not.toContain('not-the-password');
+      expect(server.logs.join('\n')).not.toContain('not-the-password');
+      await server.db('login_attempts').delete();
+    });
+
+    it('wrong passwords count against the login limits: the 11th attempt is 429, for logins too', async () => {
+      const locked = await makeUser('locked-ci', 'locked');
+      for (let i = 0; i < 10; i++) {
+        const res = await server.request('POST', '/v1/tokens', { token: locked.session, body: { name: 'x', scope: 'read', password: `wrong-${i}-password` } });
+        expect(res.status, res.text).toBe(401);
+      }
+      const right = await server.request('POST', '/v1/tokens', { token: locked.session, body: { name: 'x', scope: 'read', password: 'locked-ci-secret' } });
+      expect(right.status, right.text).toBe(429);
+      expect(Number(right.headers.get('retry-after'))).toBeGreaterThan(0);
+      const loginNow = await server.request('POST', '/v1/authentication/generate-token', { body: { username: 'locked-ci', password: 'locked-ci-secret' } });
+      expect(loginNow.status).toBe(429);
+      expect(await server.db('tokens').where({ user_id: locked.id })).toEqual([]);
+      await server.db('login_attempts').delete();
+    });
+
+    it('a password is checked before anything is made, and the right one clears the failures as a login does', async () => {
+      const user = await makeUser('retry-ci', 'retry');
+      const stale = await sessionOfAge('retry-ci', 'retry-ci-secret', SIXTEEN_MINUTES);
+      expect((await server.request('POST', '/v1/tokens', { token: stale, body: { name: 'x', scope: 'read', password: 'wrong-password' } })).status).toBe(401);
+      const res = await server.request('POST', '/v1/tokens', { token: stale, body: { name: 'x', scope: 'read', password: 'retry-ci-secret' } });
+      expect(res.status, res.text).toBe(201);
+      expect(res.body.userId).toBe(user.id);
+      expect(await server.db('login_attempts').where({ scope: 'user', subject: 'retry-ci' })).toEqual([]);
+    });
+  });
+
+  describe('listing in pages', () => {
+    type Listed = { body: { tokens: { id: string; name: string; username: string }[]; page: PageInfo }; status: number; text: string };
+    const list = (token: string, query: string) => server.request('GET', `/v1/tokens?${query}`, { token }) as Promise<Listed>;
+
+    it("pages one user's tokens by name, with the search's paging fields", async () => {
+      const paged = await makeUser('paged-ci', 'paged');
+      for (const name of ['t3', 't1', 't7', 't5', 't2', 't6', 't4']) await makeToken(admin, { name, scope: 'read', userId: paged.id });
+      const pages = await Promise.all([1, 2, 3, 4].map((page) => list(paged.session, `page=${page}&size=3`)));
+      expect(pages.map((p) => p.body.tokens.map((t) => t.name))).toEqual([['t1', 't2', 't3'], ['t4', 't5', 't6'], ['t7'], []]);
+      expect(pages.map((p) => p.body.page)).toEqual([
+        { totalElements: 7, totalPages: 3, currentPage: 1, numberOfElements: 3 },
+        { totalElements: 7, totalPages: 3, currentPage: 2, numberOfElements: 3 },
+        { totalElements: 7, totalPages: 3, currentPage: 3, numberOfElements: 1 },
+        { totalElements: 7, totalPages: 3, currentPage: 4, numberOfElements: 0 },
+      ]);
+      // An administrator's view of the same user is the same.
+      expect((await list(admin, `userId=${paged.id}&page=2&size=3`)).body).toEqual(pages[1]!.body);
+    });
+
+    it("an administrator's pages of everyone's tokens, by user and name, neither repeat nor skip one; 100 a page unless asked", async () => {
+      const whole = await list(admin, 'size=100');
+      const total = whole.body.page.totalElements;
+      expect(total).toBeGreaterThan(10);
+      const seen: { username: string; name: string; id: string }[] = [];
+      for (let page = 1; page <= Math.ceil(total / 7); page++) seen.push(...(await list(admin, `page=${page}&size=7`)).body.tokens);
+      expect(seen).toHaveLength(total);
+      expect(new Set(seen.map((t) => t.id)).size).toBe(total);
+      // By user name (in byte order on every kind), and the pages in the order of the whole list.
+      const usernames = seen.map((t) => t.username);
+      expect(usernames).toEqual([...usernames].sort());
+      expect(seen.slice(0, whole.body.tokens.length).map((t) => t.id)).toEqual(whole.body.tokens.map((t) => t.id));
+      const unpaged = await list(admin, '');
+      expect(unpaged.body.page).toEqual({ totalElements: total, totalPages: Math.ceil(total / 100), currentPage: 1, numberOfElements: Math.min(total, 100) });
+    });
+
+    it('refuses bad paging as the search does', async () => {
+      for (const query of ['page=0', 'size=0', 'size=101', 'page=x', 'size=1e1', 'page=0x10', 'page=1&page=2']) {
+        const res = await list(admin, query);
+        expect(res.status, query).toBe(400);
+        expect(res.body).toMatchObject({ _message: { code: 'validation' } });
+      }
+      expect((await list(admin, 'page=&size=')).status).toBe(200);
     });
   });
 

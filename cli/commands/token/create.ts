@@ -1,11 +1,11 @@
 // `repoadmin token create`: makes a project token and prints only the token, for `TOKEN=$(...)`.
 import { Command } from 'commander';
-import { AppError } from '../../../common/errors.js';
+import { AppError, needsFreshLogin } from '../../../common/errors.js';
 import { parseCreationDate } from '../../../common/dates.js';
 import { ProjectTokenCreateRequest, TOKEN_SCOPES, type TokenScope } from '../../../common/schemas/tokens.js';
-import type { Deps } from '../../deps.js';
+import { canPrompt, noPromptReason, type Deps } from '../../deps.js';
 import type { Report } from '../../output/index.js';
-import { action, checkRequest, example, wholeNumber, withFlagNames } from '../support.js';
+import { action, checkRequest, example, passwordFromStdin, wholeNumber, withFlagNames } from '../support.js';
 import { tokenOwner } from './owner.js';
 
 export interface TokenCreateOptions {
@@ -15,6 +15,8 @@ export interface TokenCreateOptions {
   /** `--expires`, as typed. */
   expires?: string;
   expiresInDays?: number;
+  /** Read the caller's password from standard input, should the server ask for a fresh login. */
+  passwordStdin: boolean;
 }
 
 const DAY_MS = 24 * 3600 * 1000;
@@ -29,7 +31,8 @@ export function tokenCreateCommand(deps: Deps, run = runTokenCreate): Command {
         "it again. Scopes: publish (search, and publish to the user's project; the\n" +
         'default), read (search only) or delete (publish, and delete records of the\n' +
         "user's project). Administrators make tokens for any user with --user; the\n" +
-        'token acts as that user.',
+        'token acts as that user. It needs a fresh login: a login of the last 15\n' +
+        'minutes, else your password (asked on a terminal, or --password-stdin).',
     )
     .usage('--name NAME [--scope SCOPE] [options]')
     .requiredOption('--name <name>', 'a name unique for the user, e.g. the pipeline')
@@ -37,15 +40,17 @@ export function tokenCreateCommand(deps: Deps, run = runTokenCreate): Command {
     .option('--user <username>', 'the token\'s user (administrators; default: yourself)')
     .option('--expires <date>', 'expiry: a date (2027-06-30, midnight UTC) or a date-time with an offset')
     .option('--expires-in-days <n>', `expiry in N days (1 to ${MAX_DAYS})`)
+    .option('--password-stdin', 'your password from standard input, sent if your login is older than 15 minutes')
     .addHelpText(
       'after',
       example(
         'TOKEN=$(repoadmin token create --name ci --user shop-ci)',
         'repoadmin token create --name dashboard --scope read --expires-in-days 90',
+        'printf %s "$PASSWORD" |\n    repoadmin token create --name ci --user shop-ci --password-stdin',
       ),
     )
     .action(
-      action<{ name: string; scope: string; user?: string; expires?: string; expiresInDays?: string }, TokenCreateOptions>(
+      action<{ name: string; scope: string; user?: string; expires?: string; expiresInDays?: string; passwordStdin?: boolean }, TokenCreateOptions>(
         deps,
         (flags) => {
           if (!(TOKEN_SCOPES as readonly string[]).includes(flags.scope)) {
@@ -60,6 +65,7 @@ export function tokenCreateCommand(deps: Deps, run = runTokenCreate): Command {
             user: flags.user,
             expires: flags.expires,
             expiresInDays: wholeNumber(flags.expiresInDays, '--expires-in-days', 1, MAX_DAYS),
+            passwordStdin: Boolean(flags.passwordStdin),
           };
         },
         run,
@@ -82,13 +88,39 @@ export function expiryOf(opts: Pick<TokenCreateOptions, 'expires' | 'expiresInDa
   return date.toISOString();
 }
 
-export async function runTokenCreate(opts: TokenCreateOptions, deps: Pick<Deps, 'api' | 'now'>): Promise<Report> {
+/**
+ * The caller's password, once the server has said the login is not fresh: from standard input with
+ * --password-stdin, else asked on a terminal; elsewhere a 401 (exit 4) that says how to give it.
+ */
+async function freshLoginPassword(opts: TokenCreateOptions, deps: Pick<Deps, 'io' | 'env' | 'prompter'>, caller: string, refusal: AppError): Promise<string> {
+  if (opts.passwordStdin) return passwordFromStdin(deps);
+  if (!canPrompt(deps)) {
+    throw new AppError(
+      'unauthorized',
+      `${refusal.message}. Pass the password of ${caller} on standard input with --password-stdin, or run repoadmin login first (${noPromptReason(deps)})`,
+      { reason: refusal.details.reason },
+    );
+  }
+  const password = await deps.prompter.password(`Your login is not fresh enough to make a project token: password of ${caller}:`);
+  if (!password) throw new AppError('usage', 'the password must not be empty');
+  return password;
+}
+
+export async function runTokenCreate(opts: TokenCreateOptions, deps: Pick<Deps, 'api' | 'now' | 'io' | 'env' | 'prompter'>): Promise<Report> {
   const expiresAt = expiryOf(opts, deps.now());
   checkRequest(ProjectTokenCreateRequest, { name: opts.name, scope: opts.scope }, FLAGS);
   const owner = await tokenOwner(deps, opts.user);
+  const request = { name: opts.name, scope: opts.scope, expiresAt, userId: owner.userId };
   let made;
   try {
-    made = await deps.api.createToken({ name: opts.name, scope: opts.scope, expiresAt, userId: owner.userId });
+    try {
+      made = await deps.api.createToken(request);
+    } catch (error) {
+      // A session older than 15 minutes: once more, with the password (a wrong one is not asked again).
+      if (!needsFreshLogin(error)) throw error;
+      const password = await freshLoginPassword(opts, deps, owner.caller, error as AppError);
+      made = await deps.api.createToken({ ...request, password });
+    }
   } catch (error) {
     throw withFlagNames(error, FLAGS);
   }

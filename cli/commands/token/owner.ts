@@ -6,13 +6,15 @@ import { findUser, isUserId } from '../user/find.js';
 export interface TokenOwner {
   userId: string;
   username: string;
+  /** The user name of the caller, who may be another user (an administrator). */
+  caller: string;
 }
 
 export async function tokenOwner(deps: Pick<Deps, 'api'>, user: string | undefined): Promise<TokenOwner> {
   const me = await deps.api.me();
   if (!user || user === me.username || (isUserId(user) && user.toLowerCase() === me.userId.toLowerCase())) {
-    return { userId: me.userId, username: me.username };
+    return { userId: me.userId, username: me.username, caller: me.username };
   }
   const found = await findUser(deps, user);
-  return { userId: found.userId, username: found.username };
+  return { userId: found.userId, username: found.username, caller: me.username };
 }

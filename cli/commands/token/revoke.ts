@@ -6,6 +6,7 @@ import type { Deps } from '../../deps.js';
 import type { Report } from '../../output/index.js';
 import { isUserId } from '../user/find.js';
 import { action, confirmed, example } from '../support.js';
+import { everyToken } from './list.js';
 import { tokenOwner } from './owner.js';
 
 export interface TokenRevokeOptions {
@@ -51,7 +52,7 @@ export async function runTokenRevoke(opts: TokenRevokeOptions, deps: Pick<Deps, 
   const name = opts.token;
   const byId = isUserId(name) && !opts.user;
   const owner = byId ? undefined : await tokenOwner(deps, opts.user);
-  const { tokens } = await deps.api.listTokens(owner?.userId);
+  const { tokens } = await everyToken(deps, owner?.userId);
   const token = byId
     ? tokens.find((t) => t.id.toLowerCase() === name.toLowerCase())
     : tokens.find((t) => t.name === name || t.id.toLowerCase() === name.toLowerCase());

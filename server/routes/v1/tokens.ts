@@ -16,36 +16,44 @@ export const tokenEndpoints = [
     method: 'POST',
     path: '/v1/tokens',
     summary: 'Make a project token (shown once; the server keeps its SHA-256 only)',
-    description: 'Session tokens only. userId: administrators may name any user; others only themselves.',
+    description:
+      'Session tokens only, and a fresh login: a session token issued in the last 15 minutes, or the caller\'s password in `password` ' +
+      '(checked as a login is, within the same limits). Otherwise 401 with `reason: fresh_login_required`. ' +
+      'userId: administrators may name any user; others only themselves.',
     tags: ['token'],
     access: {},
     body: ProjectTokenCreateRequest,
     responses: {
       201: { description: 'Made; the answer is the only place the token appears', schema: ProjectTokenCreated },
       400: { description: 'Invalid request' },
-      401: { description: 'No valid token' },
+      401: { description: 'No valid token; or the session token is older than 15 minutes and no password, or a wrong one, was sent (`reason: fresh_login_required`)' },
       403: { description: 'A project token, another user (not an administrator), or a password that must be changed' },
       404: { description: 'No such user' },
       409: { description: 'The user has a token of that name, or 100 active tokens already' },
+      429: { description: 'A password was sent, and too many logins of the caller (or from its address) failed; see Retry-After' },
     },
     audit: { action: 'token.created', target: (req) => req.body.userId ?? req.actor?.userId },
-    handler: async (req, services) => ({ status: 201, body: await createProjectToken(services, req.actor!, req.body) }),
+    handler: async (req, services) => {
+      const { created, freshLogin } = await createProjectToken(services, req.actor!, req.body, req.address);
+      return { status: 201, body: created, audit: { details: { freshLogin } } };
+    },
   }),
   endpoint({
     method: 'GET',
     path: '/v1/tokens',
-    summary: "The caller's project tokens; administrators see all, or one user's",
+    summary: "A page of the caller's project tokens; administrators see all, or one user's",
+    description: 'By user name, then token name. Paged as the search is (`page` from 1, `size` 1 to 100), but 100 a page unless `size` says otherwise.',
     tags: ['token'],
     access: {},
     query: ProjectTokenListQuery,
     responses: {
       200: { description: 'The tokens, without their secrets', schema: ProjectTokenList },
-      400: { description: 'userId is not a UUID' },
+      400: { description: 'userId is not a UUID, or invalid paging' },
       401: { description: 'No valid token' },
       403: { description: 'A project token, or another user (not an administrator)' },
       404: { description: 'No such user' },
     },
-    handler: async (req, services) => ({ body: { tokens: await listProjectTokens(services, req.actor!, req.query.userId) } }),
+    handler: async (req, services) => ({ body: await listProjectTokens(services, req.actor!, req.query) }),
   }),
   endpoint({
     method: 'DELETE',
