@@ -1,8 +1,9 @@
-// Builds the CLI and server into dist/ (one CommonJS file and its V8 code cache) and the page.
+// Builds the CLI and server into dist/ (one CommonJS file and, on Node 20, its V8 code cache) and the page.
 import { build } from 'esbuild';
 import { cp, readFile, rm, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
+import nodeModule from 'node:module';
 
 const root = new URL('..', import.meta.url);
 const pkg = JSON.parse(await readFile(new URL('package.json', root), 'utf8'));
@@ -38,9 +39,10 @@ const lazyChildProcess = {
 
 await rm(new URL('dist', root), { recursive: true, force: true });
 // One CommonJS file rather than ES modules: Node 20 keeps no compiled code of an ES module from one
-// run to the next, while bin/repoadmin runs this file through a V8 code cache (vm.Script's
-// cachedData), which spares each pipeline step most of the compiling. Lazily loaded commands stay
-// lazy: their modules are wrapped and run on first import(), inside the same file.
+// run to the next, while bin/repoadmin runs this file there through a V8 code cache (vm.Script's
+// cachedData), which spares each pipeline step most of the compiling (Node 22.1 and later cache it
+// themselves). Lazily loaded commands stay lazy: their modules are wrapped and run on first
+// import(), inside the same file.
 const cli = await build({
   entryPoints: { repoadmin: 'bin/repoadmin.mts' },
   plugins: [lazyChildProcess, cliPackagesOnly],
@@ -67,10 +69,13 @@ const cli = await build({
 // (of an external package or built-in) would fail at run time, so it fails the build instead.
 const leftImports = Object.values(cli.metafile.outputs).flatMap((output) => output.imports.filter((i) => i.kind === 'dynamic-import'));
 if (leftImports.length) throw new Error(`dist/repoadmin.cjs would import() ${leftImports.map((i) => i.path).join(', ')}: load it with require or process.getBuiltinModule`);
-// The code cache, written by bin/repoadmin itself when it finds none: a run of --help compiles
-// what every command starts with (commander, each command's options, the request schemas).
+// A run of --help checks that the bundle starts. On Node 20 it also writes the code cache
+// (bin/repoadmin does when it finds none), holding what every command starts with: commander, each
+// command's options, the request schemas. Node 22.1 and later keep their own compile cache outside
+// dist/, so a build made there ships none; Node 20 writes it at the first run where dist/ can be written.
 const help = spawnSync(process.execPath, [new URL('bin/repoadmin', root).pathname, '--help'], { stdio: ['ignore', 'ignore', 'inherit'] });
-if (help.status !== 0 || !existsSync(new URL('dist/repoadmin.cjs.cache', root))) throw new Error('bin/repoadmin --help did not write dist/repoadmin.cjs.cache');
+if (help.status !== 0) throw new Error('bin/repoadmin --help failed');
+if (!nodeModule.enableCompileCache && !existsSync(new URL('dist/repoadmin.cjs.cache', root))) throw new Error('bin/repoadmin --help did not write dist/repoadmin.cjs.cache');
 
 // The package page: public/src bundled and minified under content-hashed names, which
 // index.html is rewritten to load; other static files copied as they are.

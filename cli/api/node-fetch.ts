@@ -63,7 +63,7 @@ async function exchange(sent: Sent, signal: AbortSignal): Promise<IncomingMessag
   const secure = sent.url.protocol === 'https:';
   if (!secure && sent.url.protocol !== 'http:') throw new TypeError('fetch failed', { cause: new Error(`unsupported protocol ${sent.url.protocol}`) });
   // https (and with it TLS) is loaded only for an https address; getBuiltinModule rather than
-  // import(), which the CLI's CommonJS bundle run from its code cache cannot do (bin/repoadmin).
+  // import(), which the CLI's CommonJS bundle, run from its own code cache on Node 20, cannot do (bin/repoadmin).
   const { request } = secure ? process.getBuiltinModule('node:https') : process.getBuiltinModule('node:http');
   const headers = sent.body ? { ...sent.headers, 'content-length': String(sent.body.length) } : sent.headers;
   const options: RequestOptions = { method: sent.method, headers, signal };
