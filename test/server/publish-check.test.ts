@@ -129,6 +129,14 @@ describe.each(dbKinds())('a publish checked in its own statement on %s', (kind) 
     expect(await attempt(await makeToken(userId, 'gated', 'publish', fresh), 'gamma')).toMatch(/^forbidden: user check-ci must change the initial password first/);
   });
 
+  // Caught mutation (policy/publish.ts checkMayPublish): `actor.projectName ?? ''` made `?? "Stryker was here!"`.
+  it('refuses a user of no project, saying it has none', async () => {
+    const userId = await makeUser('check-homeless', 'zeta');
+    const token = session(await login('check-homeless'));
+    await server.db('users').where({ id: userId }).update({ project_name: null });
+    expect(await attempt(token, 'zeta')).toBe(notMyProject('check-homeless', '', 'zeta'));
+  });
+
   // Caught mutations (services/versions.ts publish): `attempt < 2` made `attempt <= 2` (a third try
   // publishes), and the 503's message made "".
   it('gives up with a 503 when the database refuses twice what the auth path then allows, writing nothing', async () => {
