@@ -29,8 +29,8 @@ export const MODULES = {
     // borrows it). MariaDB's publish (mysql.ts) is left out: these runs have no MariaDB.
     mutate: [
       'server/policy/publish.ts',
-      'server/services/versions.ts:93-148',
-      'server/services/versions.ts:163-165',
+      'server/services/versions.ts:28-83',
+      'server/services/versions.ts:98-100',
       'server/db/versions.ts:56-114',
       'server/db/versions.ts:234-251',
       'server/db/versions.ts:265-278',
