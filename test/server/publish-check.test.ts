@@ -128,4 +128,31 @@ describe.each(dbKinds())('a publish checked in its own statement on %s', (kind) 
     await server.db('users').where({ id: userId }).update({ must_change_password: true });
     expect(await attempt(await makeToken(userId, 'gated', 'publish', fresh), 'gamma')).toMatch(/^forbidden: user check-ci must change the initial password first/);
   });
+
+  // Caught mutation (policy/publish.ts checkMayPublish): `actor.projectName ?? ''` made `?? "Stryker was here!"`.
+  it('refuses a user of no project, saying it has none', async () => {
+    const userId = await makeUser('check-homeless', 'zeta');
+    const token = session(await login('check-homeless'));
+    await server.db('users').where({ id: userId }).update({ project_name: null });
+    expect(await attempt(token, 'zeta')).toBe(notMyProject('check-homeless', '', 'zeta'));
+  });
+
+  // Caught mutations (services/versions.ts publish): `attempt < 2` made `attempt <= 2` (a third try
+  // publishes), and the 503's message made "".
+  it('gives up with a 503 when the database refuses twice what the auth path then allows, writing nothing', async () => {
+    const userId = await makeUser('check-flip', 'epsilon');
+    const expiresAt = new Date(now.getTime() + 60_000);
+    const credential = await makeToken(userId, 'flip', 'publish', now, expiresAt);
+    // The clock reads, in turn: the precondition's (at the expiry: refused), the explanation's (before
+    // it: allowed), the same again, then a third precondition's (before it: it would publish).
+    const reads = [expiresAt, now, expiresAt, now, now];
+    let read = 0;
+    const flipping = { ...services, now: () => reads[Math.min(read++, reads.length - 1)]! } as Services;
+    const r = record('epsilon');
+    const result = await publish(flipping, credential, { ...r, creationDate: now }).catch((error: unknown) => error);
+    expect(result).toBeInstanceOf(AppError);
+    expect(result).toMatchObject({ code: 'unavailable', message: 'the publishing user or token changed during the publish: try again' });
+    expect(read).toBe(4);
+    expect(await stored(r)).toEqual([]);
+  });
 });

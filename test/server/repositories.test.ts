@@ -109,6 +109,21 @@ describe.each(dbKinds())('repositories on %s', (kind) => {
       expect(missing.body.errors).toEqual([{ path: 'artifactId', message: 'required' }]);
     });
 
+    // Caught mutations (db/versions.ts findLatest): `key.branch && …` or `key.projectName && …` made
+    // `||`, `scope.length ?` made `true` or `false`, and the texts " on " and ", " made "".
+    it('says which latest record is missing: the artifact, and the branch and project asked for', async () => {
+      await publish(record({ latestVersion: true }, { artifactId: 'told', version: '1.0.0' }));
+      const missing = async (query: string) => {
+        const res = await server.request('GET', `/v1/repositories/latest?groupId=com.acme&${query}`);
+        expect(res.status).toBe(404);
+        return res.body._message.message as string;
+      };
+      expect(await missing('artifactId=untold')).toBe('no latest version of com.acme:untold');
+      expect(await missing('artifactId=told&branch=develop')).toBe('no latest version of com.acme:told on branch develop');
+      expect(await missing('artifactId=told&projectName=beta')).toBe('no latest version of com.acme:told on project beta');
+      expect(await missing('artifactId=told&branch=develop&projectName=alpha')).toBe('no latest version of com.acme:told on branch develop, project alpha');
+    });
+
     it('lets a project user publish only to its own project', async () => {
       const other = await publish(record({ projectName: 'beta' }, { artifactId: 'foreign' }), alphaToken);
       expect(other.status).toBe(403);

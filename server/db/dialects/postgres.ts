@@ -67,8 +67,8 @@ export const postgresSql: SqlForm = {
  * publish is one statement and one round trip, and publishes of one key still take turns. Two
  * publishes of different keys share no row, so publishes never wait for each other in a circle.
  * With a precondition, the lock is taken only when its check yields a row; what runs alongside
- * it (a data-modifying WITH) runs either way. The values are cast because a SELECT does not take
- * its types from the target columns as VALUES does.
+ * it (a data-modifying WITH) runs either way. The values are cast to their columns' types, though
+ * PostgreSQL 15 and PGlite take them from the INSERT's columns (bench/results/2026-11-27-mutation-publish.md).
  */
 export function publishStatement(
   row: Record<string, unknown>,

@@ -1,0 +1,77 @@
+// The publish of a version row (upsertVersion, and on PostgreSQL and PGlite the one statement of
+// dialects/postgres.ts publishStatement) on each kind: insert or replace by coordinates, the latest
+// rule it carries (one latest record per project, group, artifact and branch), and a precondition
+// that refuses. The server tests publish with a credential only; the benchmark publishes without.
+import { randomUUID } from 'node:crypto';
+import type { Knex } from 'knex';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type TestDatabase, createServerTestDatabase, dbKinds } from '../../test/helpers/db.js';
+import { publishPrecondition } from '../policy/publish.js';
+import { type Database, migrateLatest, openDatabase } from './connect.js';
+import { type VersionFields, upsertVersion } from './versions.js';
+
+describe.each(dbKinds())('publishing a version row on %s', (kind) => {
+  let database: TestDatabase;
+  let opened: Database;
+  let db: Knex;
+
+  beforeAll(async () => {
+    database = await createServerTestDatabase(kind);
+    opened = await openDatabase(database.settings);
+    db = opened.db;
+    await migrateLatest(db);
+  });
+  afterAll(async () => {
+    await opened?.close();
+    await database?.drop();
+  });
+
+  const fields = (over: Partial<VersionFields> = {}): VersionFields => ({
+    projectName: 'p', branch: 'main', groupId: 'g', artifactId: 'a', version: '1.0.0', repositoryUrl: null,
+    creationDate: new Date('2026-01-02T03:04:05.678Z'), type: 'LIBRARY', latestVersion: false, description: null, ...over,
+  });
+  const latestOf = async (groupId: string) =>
+    (await db('versions').where({ group_id: groupId, latest_version: true }).orderBy(['project_name', 'artifact_id', 'branch']))
+      .map((r: Record<string, unknown>) => `${r.project_name}/${r.group_id}/${r.artifact_id}/${r.branch}/${r.version}`);
+
+  it('inserts a record, then replaces the one of the same coordinates keeping its uid', async () => {
+    const first = await upsertVersion(db, fields({ groupId: 'replace', description: 'one' }));
+    expect(first).toEqual({ uid: expect.any(String), created: true });
+    const again = await upsertVersion(db, fields({ groupId: 'replace', description: 'two', type: 'APPLICATION', repositoryUrl: 'https://r.test/a' }));
+    expect(again).toEqual({ uid: first!.uid, created: false });
+    const rows = await db('versions').where({ group_id: 'replace' });
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ uid: first!.uid, description: 'two', type: 'APPLICATION', repository_url: 'https://r.test/a', version: '1.0.0' });
+  });
+
+  it('keeps one latest record per project, group, artifact and branch: a latest publish clears only its own key', async () => {
+    const latest = (over: Partial<VersionFields>) => upsertVersion(db, fields({ groupId: 'keys', latestVersion: true, ...over }));
+    await latest({ version: '1.0.0' });
+    await latest({ version: '1.0.0', branch: 'develop' });
+    await latest({ version: '1.0.0', projectName: 'q' });
+    await latest({ version: '1.0.0', artifactId: 'b' });
+    await latest({ version: '1.0.0', groupId: 'keys-other' });
+    await latest({ version: '2.0.0' });
+    expect(await latestOf('keys')).toEqual(['p/keys/a/develop/1.0.0', 'p/keys/a/main/2.0.0', 'p/keys/b/main/1.0.0', 'q/keys/a/main/1.0.0']);
+    expect(await latestOf('keys-other')).toEqual(['p/keys-other/a/main/1.0.0']);
+    // A record that is not latest leaves the key's latest as it is; republished as latest, it moves back.
+    await upsertVersion(db, fields({ groupId: 'keys', version: '3.0.0' }));
+    expect(await latestOf('keys')).toContain('p/keys/a/main/2.0.0');
+    await latest({ version: '1.0.0' });
+    expect(await latestOf('keys')).toContain('p/keys/a/main/1.0.0');
+    expect(await db('versions').where({ group_id: 'keys', branch: 'main', project_name: 'p', artifact_id: 'a' }).orderBy('version').pluck('latest_version')).toEqual(
+      kind === 'mysql' ? [1, 0, 0] : [true, false, false],
+    );
+  });
+
+  // Caught mutation (postgres.ts publishSql): `precondition ? ' from allowed' : ''` made `''`, which
+  // takes the key and writes whatever the check yields.
+  it('writes nothing when the precondition yields no row, and the same record publishes without one', async () => {
+    const nobody = publishPrecondition({ kind: 'session', userId: randomUUID(), username: 'nobody', tokenVersion: 0 }, 'p', new Date());
+    expect(await upsertVersion(db, fields({ groupId: 'checked' }), nobody)).toBeUndefined();
+    expect(await db('versions').where({ group_id: 'checked' })).toEqual([]);
+    expect(await upsertVersion(db, fields({ groupId: 'checked' }))).toMatchObject({ created: true });
+    expect(await upsertVersion(db, fields({ groupId: 'checked', version: '1.0.1' }), nobody)).toBeUndefined();
+    expect(await db('versions').where({ group_id: 'checked' }).pluck('version')).toEqual(['1.0.0']);
+  });
+});
