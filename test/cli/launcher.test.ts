@@ -14,12 +14,16 @@ import { assertBuilt, BIN, ROOT } from './run.js';
 /** Whether this Node has its own compile cache, which bin/repoadmin then uses instead of its own. */
 const NODE_COMPILE_CACHE = 'enableCompileCache' in nodeModule;
 
-// Under node_modules/.cache, as bench/cli.ts does: the server's packages resolve from the copy.
-const COPIES = join(ROOT, 'node_modules/.cache/repoadmin-launcher-test');
+// Under node_modules, so that the server's packages resolve from the copy; not under
+// node_modules/.cache, which other tools may have made private (0700), where the read-only runs as
+// another user could not reach the copy.
+const COPIES = join(ROOT, 'node_modules/.repoadmin-launcher-test');
 const copies: string[] = [];
 
 function copyOfBuild(): { dir: string; bin: string; cache: string; dist: string; tmp: string } {
   mkdirSync(COPIES, { recursive: true });
+  // Whatever the umask of this process (the embedded database's start tightens it to 077).
+  chmodSync(COPIES, 0o755);
   const dir = mkdtempSync(join(COPIES, 'copy-'));
   copies.push(dir);
   cpSync(join(ROOT, 'dist/repoadmin.cjs'), join(dir, 'dist/repoadmin.cjs'));
