@@ -1,10 +1,8 @@
 // Runs the built bin/repoadmin as a real process, in an environment with no stored state
 // unless a test gives one: an empty HOME and its own config folder.
 import { existsSync } from 'node:fs';
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ROOT, type RunResult, run as runBinary } from '../helpers/process.js';
+import { ROOT, type RunResult, run as runBinary, tempDir } from '../helpers/process.js';
 
 export { BIN, ROOT, type RunResult } from '../helpers/process.js';
 
@@ -14,7 +12,7 @@ export function assertBuilt(): void {
 
 /** A fresh HOME with nothing in it, like a new container. */
 export async function freshHome(): Promise<string> {
-  return mkdtemp(join(tmpdir(), 'repoadmin-home-'));
+  return tempDir('repoadmin-home-');
 }
 
 /** Runs the CLI asynchronously (the test server lives in this process and must keep answering). */

@@ -8,8 +8,26 @@ import { fileURLToPath } from 'node:url';
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const BIN = path.join(ROOT, 'bin', 'repoadmin');
 
+/**
+ * The temporary folders this test process made, removed when it exits. A worker that the test
+ * runner ends with a signal keeps its folders (about half of them in a run of the suite).
+ */
+const made: string[] = [];
+process.once('exit', () => {
+  for (const dir of made) {
+    try {
+      fs.rmSync(dir, { recursive: true, force: true });
+    } catch {
+      // A folder some other process still holds is left to the system's own clean-up.
+    }
+  }
+});
+
+/** A new temporary folder, removed when the test process exits. */
 export function tempDir(prefix = 'repoadmin-test-'): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  made.push(dir);
+  return dir;
 }
 
 /** A clean environment: no REPO_MAN_* or REPOADMIN_* leaking in from the caller's. */
