@@ -43,13 +43,14 @@ export function loggedError(error: unknown): unknown {
   if (!(error instanceof Error)) return error;
   const e = error as Error & { code?: unknown; errno?: unknown; sqlState?: unknown; sqlMessage?: unknown };
   const message = typeof e.sqlMessage === 'string' ? e.sqlMessage : e.message.replace(QUOTED_STATEMENT, '');
+  const at = origin(e.stack);
   return {
     type: e.name,
     message,
     ...(e.code !== undefined ? { code: e.code } : {}),
     ...(e.errno !== undefined ? { errno: e.errno } : {}),
     ...(e.sqlState !== undefined ? { sqlState: e.sqlState } : {}),
-    ...(origin(e.stack) ? { at: origin(e.stack) } : {}),
+    ...(at ? { at } : {}),
     ...(e.cause !== undefined ? { cause: loggedError(e.cause) } : {}),
   };
 }
