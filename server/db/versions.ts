@@ -118,6 +118,9 @@ export function upsertVersion(db: Knex, fields: VersionFields, precondition?: Pr
  * asterisk), or into an exact value. LIKE's own metacharacters in the value are escaped.
  */
 export function filterPattern(value: string): { like: string } | { exact: string } {
+  // Without a `*` there is neither a wildcard nor an escaped one: the value as it is (most searches,
+  // and no string built a character at a time).
+  if (!value.includes('*')) return { exact: value };
   let like = '';
   let exact = '';
   let wildcard = false;

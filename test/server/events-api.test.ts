@@ -54,6 +54,24 @@ describe.each(dbKinds())('events, webhooks and audit endpoints on %s', (kind) =>
     expect((await server.request('GET', '/v1/events?limit=0', { token: admin })).status).toBe(400);
   });
 
+  it('the feed: a long poll ends as soon as its client goes away', async () => {
+    const start = await server.request('GET', '/v1/events?limit=1000', { token: admin });
+    const requestId = `feed-gone-${kind}`;
+    const gone = new AbortController();
+    const waiting = fetch(`${server.url}/v1/events?after=${start.body.next}&wait=30&type=latest.moved`, {
+      headers: { Authorization: `Bearer ${admin}`, 'X-Request-Id': requestId },
+      signal: gone.signal,
+    }).catch(() => 'aborted');
+    await new Promise((r) => setTimeout(r, 300));
+    gone.abort();
+    expect(await waiting).toBe('aborted');
+    // The access line is written when the handler returns: long before the 30 s wait, since the
+    // feed stops looking once the connection has closed.
+    const started = Date.now();
+    await eventually(async () => server.logs.some((line) => line.includes(`"requestId":"${requestId}"`) && line.includes('"msg":"request"')), 5_000);
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
   it('audit: requests recorded with actor, outcome and request id, refused ones too', async () => {
     const refused = await server.request('POST', '/v1/authentication/generate-token', { body: { username: 'dev', password: 'wrong-password' } });
     // Entries are written after the answer goes out.
