@@ -2,6 +2,7 @@
 // Never a password, token or secret: details pass through withoutSecrets before they are stored.
 import type { Db } from './dialects/index.js';
 import { affectedCount, toDate, toNumber } from './rows.js';
+import { cachedRows } from './statements.js';
 
 export type AuditOutcome = 'ok' | 'denied' | 'failed';
 export type AuditVia = 'password' | 'session' | 'token';
@@ -37,19 +38,43 @@ export function withoutSecrets(value: unknown): unknown {
   );
 }
 
+const AUDIT_COLUMNS = ['user_id', 'username', 'token_id', 'via', 'action', 'target', 'outcome', 'address', 'request_id', 'details'];
+
+/** The most entries one statement writes; longer lists take several. */
+export const AUDIT_BATCH = 16;
+
+/** An entry's values, in the order of AUDIT_COLUMNS. */
+function auditValues(entry: AuditEntry): unknown[] {
+  return [
+    entry.actor?.userId ?? null,
+    entry.actor?.username?.slice(0, 100) ?? null,
+    entry.actor?.tokenId ?? null,
+    entry.via ?? null,
+    entry.action,
+    entry.target?.slice(0, 500) ?? null,
+    entry.outcome,
+    entry.address?.slice(0, 100) ?? null,
+    entry.requestId?.slice(0, 100) ?? null,
+    entry.details ? JSON.stringify(withoutSecrets(entry.details)) : null,
+  ];
+}
+
 export async function writeAudit(db: Db, entry: AuditEntry): Promise<void> {
-  await db('audit').insert({
-    user_id: entry.actor?.userId ?? null,
-    username: entry.actor?.username?.slice(0, 100) ?? null,
-    token_id: entry.actor?.tokenId ?? null,
-    via: entry.via ?? null,
-    action: entry.action,
-    target: entry.target?.slice(0, 500) ?? null,
-    outcome: entry.outcome,
-    address: entry.address?.slice(0, 100) ?? null,
-    request_id: entry.requestId?.slice(0, 100) ?? null,
-    details: entry.details ? JSON.stringify(withoutSecrets(entry.details)) : null,
-  });
+  await writeAudits(db, [entry]);
+}
+
+/**
+ * Writes entries in statements of up to AUDIT_BATCH rows, each built once per number of rows
+ * (server/db/statements.ts), in the order given.
+ */
+export async function writeAudits(db: Db, entries: AuditEntry[]): Promise<void> {
+  for (let start = 0; start < entries.length; start += AUDIT_BATCH) {
+    const batch = entries.slice(start, start + AUDIT_BATCH);
+    const row = `(${AUDIT_COLUMNS.map(() => '?').join(', ')})`;
+    await cachedRows(db, `audit:insert:${batch.length}`, batch.flatMap(auditValues), () =>
+      `insert into audit (${AUDIT_COLUMNS.join(', ')}) values ${Array.from(batch, () => row).join(', ')}`,
+    );
+  }
 }
 
 export interface AuditFilter {

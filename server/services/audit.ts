@@ -1,17 +1,36 @@
 // Writing the audit entry of a request (the pipeline's `services.audit`) and reading the log.
 import type { AuditPage, AuditQuery } from '../../common/schemas/audit.js';
-import { type AuditEntry, listAudit, writeAudit } from '../db/audit.js';
+import { AUDIT_BATCH, type AuditEntry, listAudit, writeAudits } from '../db/audit.js';
 import type { Db } from '../db/dialects/index.js';
 import { findTokenByHash } from '../db/tokens.js';
 import type { AuditRecord, Services } from './context.js';
 import { failureFields } from '../db/faults.js';
 
-/** The pipeline's audit writer: never throws, never holds up the answer; a failure is logged. */
+/**
+ * The pipeline's audit writer: never throws, never holds up the answer; a failure is logged. Entries
+ * wait while an insert is under way and then go together in the next one, so that under load the
+ * log costs a statement per batch rather than one per request (docs/benchmarks.md); alone, an entry
+ * is written at once.
+ */
 export function auditWriter(services: Pick<Services, 'db' | 'log'>): (record: AuditRecord) => void {
+  const waiting: AuditEntry[] = [];
+  let writing = false;
+  const writeWaiting = async () => {
+    writing = true;
+    while (waiting.length > 0) {
+      const batch = waiting.splice(0, AUDIT_BATCH);
+      try {
+        await writeAudits(services.db, batch);
+      } catch (error) {
+        services.log.error({ ...failureFields(error), actions: [...new Set(batch.map((e) => e.action))], entries: batch.length }, 'audit entries not written');
+      }
+    }
+    writing = false;
+  };
   return (record) => {
     actorOf(services.db, record)
-      .then((actor) =>
-        writeAudit(services.db, {
+      .then((actor) => {
+        waiting.push({
           actor,
           via: record.via ?? null,
           action: record.action,
@@ -20,8 +39,9 @@ export function auditWriter(services: Pick<Services, 'db' | 'log'>): (record: Au
           address: record.address,
           requestId: record.requestId,
           details: record.details ?? null,
-        }),
-      )
+        });
+        if (!writing) void writeWaiting();
+      })
       .catch((error: unknown) => services.log.error({ ...failureFields(error), action: record.action }, 'audit entry not written'));
   };
 }

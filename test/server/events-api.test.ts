@@ -72,6 +72,25 @@ describe.each(dbKinds())('events, webhooks and audit endpoints on %s', (kind) =>
     expect(Date.now() - started).toBeLessThan(5_000);
   });
 
+  it('audit: entries of many requests at once are each written once (written together while an insert is under way)', async () => {
+    const ids = Array.from({ length: 40 }, (_, i) => `audit-burst-${kind}-${i}`);
+    const answers = await Promise.all(
+      ids.map((id, i) =>
+        server.request('POST', '/v1/repositories', {
+          token: admin,
+          headers: { 'X-Request-Id': id },
+          body: { projectName: 'p1', branch: 'main', artifact: { groupId: 'g', artifactId: 'burst', version: `1.0.${i}` } },
+        }),
+      ),
+    );
+    expect(answers.map((a) => a.status)).toEqual(ids.map(() => 201));
+    const written = async () => (await server.db('audit').whereIn('request_id', ids).select('request_id', 'action', 'outcome', 'username')) as Record<string, unknown>[];
+    await eventually(async () => (await written()).length >= ids.length);
+    const rows = await written();
+    expect(rows.map((r) => r.request_id).sort()).toEqual([...ids].sort());
+    expect(rows.every((r) => r.action === 'version.published' && r.outcome === 'ok' && r.username === 'admin')).toBe(true);
+  });
+
   it('audit: requests recorded with actor, outcome and request id, refused ones too', async () => {
     const refused = await server.request('POST', '/v1/authentication/generate-token', { body: { username: 'dev', password: 'wrong-password' } });
     // Entries are written after the answer goes out.
