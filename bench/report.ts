@@ -238,13 +238,24 @@ export function round3Targets(report: Report): Target[] {
   const trash = report.trash;
   for (const row of trash?.rows ?? []) {
     result.push({
-      what: `${row.name}: with ${trash!.trashed.toLocaleString('en')} records in the trash / without, median`,
+      what:
+        `${row.name}: with ${trash!.trashed.toLocaleString('en')} records in the trash / after the same deletes without a trash, median ` +
+        `(beside it: after the deletes / seeded without deletes, what any delete costs)`,
       goal: `<= ${Math.round(TRASH_GOAL * 100)}% (not slower)`,
-      reached: `${Math.round((row.trashMs / row.plainMs) * 100)}% (${row.trashMs.toFixed(3)} ms vs ${row.plainMs.toFixed(3)} ms)`,
-      met: row.trashMs <= row.plainMs * TRASH_GOAL,
+      reached:
+        `${Math.round((row.trashMs / row.deletedMs) * 100)}% (${row.trashMs.toFixed(3)} ms vs ${row.deletedMs.toFixed(3)} ms); ` +
+        `deletes: ${Math.round((row.deletedMs / row.seededMs) * 100)}% (${row.deletedMs.toFixed(3)} ms vs ${row.seededMs.toFixed(3)} ms)`,
+      met: row.trashMs <= row.deletedMs * TRASH_GOAL,
     });
   }
-  if (!trash) result.push({ what: 'search and latest with 100,000 records in the trash / without', goal: `<= ${Math.round(TRASH_GOAL * 100)}%`, reached: 'not measured', met: undefined });
+  if (!trash) {
+    result.push({
+      what: 'search and latest with 100,000 records in the trash / after the same deletes without a trash',
+      goal: `<= ${Math.round(TRASH_GOAL * 100)}%`,
+      reached: 'not measured',
+      met: undefined,
+    });
+  }
   return result;
 }
 
@@ -399,11 +410,15 @@ export function markdown(report: Report, options: { plans: boolean } = { plans: 
     out.push(
       '## The trash (PostgreSQL, the server\'s SQL)',
       '',
-      `The seeded database (${t.live[0].toLocaleString('en')} live records) beside a second one seeded with ${t.trashed.toLocaleString('en')} more records,`,
-      `which were then moved to \`versions_trash\` as a delete moves them (never a key's latest, nor a version of the long history):`,
-      `${t.live[1].toLocaleString('en')} live records there.`,
-      `Each request's statements on one, then on the other, ${t.rounds.toLocaleString('en')} times (bench/trash.ts); medians.`,
-      `Making the second database took ${t.seedSeconds.toFixed(0)} s, the timing ${t.seconds.toFixed(0)} s.`,
+      `Three databases with the same number of live records: the seeded one (${t.live[0].toLocaleString('en')} live records, no deletes);`,
+      `one seeded with ${t.deleted.toLocaleString('en')} more records, of which ${t.deleted.toLocaleString('en')} were then deleted without a trash`,
+      `(never a key's latest, nor a version of the long history): ${t.live[1].toLocaleString('en')} live records;`,
+      `and a file copy of that one made before the delete, from which the same records were moved to \`versions_trash\` as a delete`,
+      `moves them: ${t.live[2].toLocaleString('en')} live records, ${t.trashed.toLocaleString('en')} in the trash. Both then \`VACUUM ANALYZE\`.`,
+      'Trash / same deletes without compares what the issue asks about, the records in the trash; after the deletes / no deletes',
+      'is what deleting that many records costs the reads, trash or not (the space their rows and the rewritten counts leave behind).',
+      `Each request's statements on the three in turns, ${t.rounds.toLocaleString('en')} times (bench/trash.ts); medians.`,
+      `Making the two databases with the deletes took ${t.seedSeconds.toFixed(0)} s, the timing ${t.seconds.toFixed(0)} s.`,
       '',
       trashTable(t),
       '',

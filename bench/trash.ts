@@ -1,17 +1,23 @@
 // The searches and the latest lookup with and without records in the trash (issue 25), side by side
 // in one run on one PostgreSQL server: `npm run bench:trash` on its own, and a section of
-// `npm run bench` (run.ts), which sets its seeded database beside one made here. Both databases
-// hold the same number of live records; the second also has `trash` records in versions_trash
-// (deleted from a larger seed, so its live records had their neighbours deleted as a retention run
-// leaves them). The SQL is the server's own (bench/scenarios.ts), timed in alternating turns so that
-// both see the same machine.
+// `npm run bench` (run.ts), which sets its seeded database beside two made here. All three hold the
+// same number of live records:
+// - seeded: that many records seeded, none deleted (run.ts's own database);
+// - deleted: `trash` more seeded, then that many deleted, no trash kept;
+// - trash: a copy of the second's database before the delete (CREATE DATABASE ... TEMPLATE, so both
+//   lay out the same rows in the same pages), the same records deleted, and moved to versions_trash
+//   as a delete moves them.
+// "trash / deleted" isolates the records in the trash; "deleted / seeded" is what any delete of that
+// many records costs the reads (the pages its rows and the rows of the counts it rewrote leave
+// behind), trash or not. The SQL is the server's own (bench/scenarios.ts), timed in alternating
+// turns so that all three see the same machine.
 import { randomBytes } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import type { ServerConfig } from '../server/config.js';
 import { MEMORY, migrateLatest, openDatabase } from '../server/db/connect.js';
-import { KEYS, LONG_HISTORY_KEY } from './dataset.js';
+import { KEYS, LONG_HISTORY, LONG_HISTORY_KEY } from './dataset.js';
 import { type Scenario, type ScenarioId, scenarios } from './scenarios.js';
 import { seedVersions } from './seed.js';
 
@@ -21,23 +27,27 @@ export const TRASH_ROUNDS = 2_000;
 export interface TrashRow {
   scenario: ScenarioId;
   name: string;
-  /** Median milliseconds of one request's statements, without and with the trash. */
-  plainMs: number;
+  /** Median milliseconds of one request's statements: seeded without deletes, after the deletes without a trash, after the same deletes into the trash. */
+  seededMs: number;
+  deletedMs: number;
   trashMs: number;
 }
 
 export interface TrashComparison {
-  /** Live records (versions) of each database, and the records in the second one's trash. */
-  live: [number, number];
+  /** Live records (versions) of each database: seeded, deleted, trash. */
+  live: [number, number, number];
+  /** Records deleted from the second and the third database (the same ones), and the records in the third one's trash. */
+  deleted: number;
   trashed: number;
   rounds: number;
   rows: TrashRow[];
-  /** Seconds to make the database with the trash, and to time both. */
+  /** Seconds to make the two databases with the deletes, and to time all three. */
   seedSeconds: number;
   seconds: number;
 }
 
 export interface BenchDatabase {
+  name: string;
   pool: pg.Pool;
   /** Closes the pool and drops the database; once, however often it is called. */
   drop(): Promise<void>;
@@ -45,116 +55,190 @@ export interface BenchDatabase {
 
 const since = (started: number) => (performance.now() - started) / 1000;
 
-/**
- * A new database on the server of `base`, migrated, seeded with `seeded` records and the long history
- * (dataset.ts), then `trashed` of them (never a key's latest) moved to the trash as a delete moves them.
- */
-export async function trashedDatabase(base: URL, seeded: number, trashed: number, longHistory: number, progress: (line: string) => void): Promise<BenchDatabase> {
-  const name = `repoadmin_bench_trash_${randomBytes(4).toString('hex')}`;
+async function onServer(base: URL, sql: string): Promise<void> {
   const admin = new pg.Client({ connectionString: base.toString() });
   await admin.connect();
-  await admin.query(`create database ${name}`);
-  await admin.end();
-  const drop = async () => {
-    const again = new pg.Client({ connectionString: base.toString() });
-    await again.connect();
-    await again.query(`drop database if exists ${name} with (force)`);
-    await again.end();
-  };
-  const settings: ServerConfig['db'] = {
-    kind: 'postgres', driver: 'pg', host: base.hostname, port: Number(base.port || 5432),
-    user: decodeURIComponent(base.username || 'postgres'), password: decodeURIComponent(base.password), database: name,
-    connectTimeoutMs: 5_000, statementTimeoutMs: 600_000, dataDir: MEMORY,
-  };
-  const opened = await openDatabase(settings);
-  await migrateLatest(opened.db);
-  await opened.close();
-  const pool = new pg.Pool({ host: settings.host, port: settings.port, user: settings.user, password: settings.password, database: name, max: 4 });
   try {
-    await seedVersions([pool, pool], seeded, longHistory, progress);
-    if (trashed > 0) {
-      // What a delete does, in bulk: the rows move to the trash (never a key's latest, nor a version of
-      // the long history, which then stays as long as in a database seeded without a trash).
-      await pool.query(`
-        with gone as (
-          delete from versions where id in (
-            select id from versions where not latest_version and not (group_id = $2 and artifact_id = $3) order by md5(uid::text) limit $1
-          )
-          returning uid, project_name, branch, group_id, artifact_id, version, version_key, repository_url, creation_date, type,
-                    latest_version, description, created_at, updated_at
-        )
-        insert into versions_trash (uid, project_name, branch, group_id, artifact_id, version, version_key, repository_url, creation_date,
-                                    type, latest_version, description, created_at, updated_at, deleted_at, deleted_by)
-        select *, now(), 'bench' from gone`, [trashed, LONG_HISTORY_KEY.groupId, LONG_HISTORY_KEY.artifactId]);
-      await pool.query('vacuum analyze');
-    }
-  } catch (error) {
-    await pool.end();
-    await drop();
-    throw error;
+    await admin.query(sql);
+  } finally {
+    await admin.end();
   }
-  let dropping: Promise<void> | undefined;
+}
+
+function settingsOf(base: URL, database: string): ServerConfig['db'] {
   return {
-    pool,
-    drop: () => (dropping ??= pool.end().then(drop)),
+    kind: 'postgres', driver: 'pg', host: base.hostname, port: Number(base.port || 5432),
+    user: decodeURIComponent(base.username || 'postgres'), password: decodeURIComponent(base.password), database,
+    connectTimeoutMs: 5_000, statementTimeoutMs: 600_000, dataDir: MEMORY,
   };
 }
 
-/** The medians with and without the trash, as `npm run bench:trash` prints them and run.ts's report shows them. */
+/** A pool on database `name` of the server of `base`, and the database's drop. */
+function benchDatabase(base: URL, name: string): BenchDatabase {
+  const settings = settingsOf(base, name);
+  const pool = new pg.Pool({ host: settings.host, port: settings.port, user: settings.user, password: settings.password, database: name, max: 4 });
+  let dropping: Promise<void> | undefined;
+  return { name, pool, drop: () => (dropping ??= pool.end().then(() => onServer(base, `drop database if exists ${name} with (force)`))) };
+}
+
+/** A new database on the server of `base` named `prefix` and a random suffix, migrated and seeded with `seeded` records and the long history (dataset.ts). */
+export async function seededDatabase(base: URL, prefix: string, seeded: number, longHistory: number, progress: (line: string) => void): Promise<BenchDatabase> {
+  const name = `${prefix}${randomBytes(4).toString('hex')}`;
+  await onServer(base, `create database ${name}`);
+  const database = benchDatabase(base, name);
+  try {
+    const opened = await openDatabase(settingsOf(base, name));
+    try {
+      await migrateLatest(opened.db);
+    } finally {
+      await opened.close();
+    }
+    await seedVersions([database.pool, database.pool], seeded, longHistory, progress);
+  } catch (error) {
+    await database.drop();
+    throw error;
+  }
+  return database;
+}
+
+/**
+ * The records a retention run could delete, the same in copies of one database: `count` of them,
+ * never a key's latest nor a version of the long history (which then stays as long as in a database
+ * seeded without deletes), in an order of their uids.
+ */
+const DOOMED = 'select id from versions where not latest_version and not (group_id = $2 and artifact_id = $3) order by md5(uid::text) limit $1';
+
+/** A delete of those records with no trash kept (the triggers keep the counts and write the events as for any delete). */
+const DELETE = `delete from versions where id in (${DOOMED})`;
+
+/** What a delete into the trash does, in bulk: the same records move to versions_trash. */
+const MOVE_TO_TRASH = `
+  with gone as (
+    delete from versions where id in (${DOOMED})
+    returning uid, project_name, branch, group_id, artifact_id, version, version_key, repository_url, creation_date, type,
+              latest_version, description, created_at, updated_at
+  )
+  insert into versions_trash (uid, project_name, branch, group_id, artifact_id, version, version_key, repository_url, creation_date,
+                              type, latest_version, description, created_at, updated_at, deleted_at, deleted_by)
+  select *, now(), 'bench' from gone`;
+
+/**
+ * Two databases seeded alike with `seeded` records and the long history, the second a file copy of
+ * the first; then `deleted` of the same records deleted from the first and moved to the trash in the
+ * second, and both vacuumed and analysed.
+ */
+export async function deletedPair(
+  base: URL,
+  prefix: string,
+  seeded: number,
+  deleted: number,
+  longHistory: number,
+  progress: (line: string) => void,
+  /** Each database's drop as soon as it exists, for the caller's clean-up too (an interrupted run). */
+  onCreated: (drop: () => Promise<void>) => void = () => {},
+): Promise<{ deleted: BenchDatabase; trash: BenchDatabase }> {
+  const first = await seededDatabase(base, `${prefix}deleted_`, seeded, longHistory, progress);
+  // A template may have no session open on it while it is copied: a new pool after the copy.
+  await first.pool.end();
+  const deletedDb = benchDatabase(base, first.name);
+  onCreated(() => deletedDb.drop());
+  const copy = benchDatabase(base, `${prefix}trash_${randomBytes(4).toString('hex')}`);
+  onCreated(() => copy.drop());
+  try {
+    const admin = new pg.Client({ connectionString: base.toString() });
+    await admin.connect();
+    try {
+      const version = Number((await admin.query<{ v: string }>('show server_version_num')).rows[0]!.v);
+      // From PostgreSQL 15 on, FILE_COPY copies the files instead of writing every page to the WAL.
+      await admin.query(`create database ${copy.name} template ${first.name}${version >= 150_000 ? ' strategy file_copy' : ''}`);
+    } finally {
+      await admin.end();
+    }
+    progress(`deleting ${deleted.toLocaleString('en')} records from ${deletedDb.name}, moving the same to the trash of ${copy.name}`);
+    const bindings = [deleted, LONG_HISTORY_KEY.groupId, LONG_HISTORY_KEY.artifactId];
+    await Promise.all([
+      deletedDb.pool.query(DELETE, bindings).then(() => deletedDb.pool.query('vacuum analyze')),
+      copy.pool.query(MOVE_TO_TRASH, bindings).then(() => copy.pool.query('vacuum analyze')),
+    ]);
+  } catch (error) {
+    await Promise.all([deletedDb.drop(), copy.drop()]);
+    throw error;
+  }
+  return { deleted: deletedDb, trash: copy };
+}
+
+const percent = (a: number, b: number) => `${Math.round((a / b) * 100)}%`;
+
+/** The medians of the three databases, as `npm run bench:trash` prints them and run.ts's report shows them. */
 export function trashTable(trash: TrashComparison): string {
   return [
-    '| request | no trash, median ms | with the trash, median ms | with / without |',
-    '|---|--:|--:|--:|',
-    ...trash.rows.map((r) => `| ${r.name} | ${r.plainMs.toFixed(3)} | ${r.trashMs.toFixed(3)} | ${Math.round((r.trashMs / r.plainMs) * 100)}% |`),
+    '| request | seeded, no deletes, median ms | after the deletes, no trash | after the same deletes, with the trash | trash / same deletes without | after the deletes / no deletes |',
+    '|---|--:|--:|--:|--:|--:|',
+    ...trash.rows.map(
+      (r) => `| ${r.name} | ${r.seededMs.toFixed(3)} | ${r.deletedMs.toFixed(3)} | ${r.trashMs.toFixed(3)} | ${percent(r.trashMs, r.deletedMs)} | ${percent(r.deletedMs, r.seededMs)} |`,
+    ),
   ].join('\n');
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const countOf = async (pool: pg.Pool, table: string) => Number((await pool.query<{ n: string }>(`select count(*) as n from ${table}`)).rows[0]!.n);
 
-/** Each scenario's statements on both databases in alternating turns, `rounds` times; the medians. */
-export async function compareTrash(plain: pg.Pool, withTrash: pg.Pool, list: Scenario[], rounds: number): Promise<Omit<TrashComparison, 'seedSeconds' | 'seconds'>> {
-  const live: [number, number] = [await countOf(plain, 'versions'), await countOf(withTrash, 'versions')];
+/**
+ * Each scenario's statements on the three databases in turns, `rounds` times (each round starting
+ * with the next database, so that none always runs first); the medians.
+ */
+export async function compareTrash(
+  seeded: pg.Pool,
+  deleted: pg.Pool,
+  withTrash: pg.Pool,
+  list: Scenario[],
+  rounds: number,
+): Promise<Omit<TrashComparison, 'seedSeconds' | 'seconds' | 'deleted'>> {
+  const pools = [seeded, deleted, withTrash];
+  const live = (await Promise.all(pools.map((pool) => countOf(pool, 'versions')))) as [number, number, number];
   const trashed = await countOf(withTrash, 'versions_trash');
   const rows: TrashRow[] = [];
   for (const scenario of list.filter((s) => s.statements.length > 0)) {
-    const times: [number[], number[]] = [[], []];
+    const times: number[][] = [[], [], []];
     for (let i = 0; i < rounds; i++) {
-      for (const [side, pool] of [plain, withTrash].entries()) {
+      for (let turn = 0; turn < pools.length; turn++) {
+        const side = (i + turn) % pools.length;
         const started = process.hrtime.bigint();
-        await Promise.all(scenario.statements.map((s) => pool.query(s.sql, [...s.bindings])));
+        await Promise.all(scenario.statements.map((s) => pools[side]!.query(s.sql, [...s.bindings])));
         times[side]!.push(Number(process.hrtime.bigint() - started) / 1e6);
       }
     }
-    rows.push({ scenario: scenario.id, name: scenario.name, plainMs: median(times[0]), trashMs: median(times[1]) });
+    rows.push({ scenario: scenario.id, name: scenario.name, seededMs: median(times[0]!), deletedMs: median(times[1]!), trashMs: median(times[2]!) });
   }
   return { live, trashed, rounds, rows };
 }
 
 /**
  * run.ts's section: its seeded database (`records` records and the long history, not yet loaded by
- * any request) beside a new one seeded with `trashed` more, which go to the trash; the new one is
- * dropped at the end.
+ * any request) beside two new ones seeded with `trashed` more, which are deleted from one and moved
+ * to the trash of the other; the new ones are dropped at the end.
  */
 export async function trashBesides(
-  plain: pg.Pool,
+  seeded: pg.Pool,
   base: URL,
   options: { records: number; trashed: number; longHistory: number; rounds: number; scenarios: Scenario[] },
   progress: (line: string) => void,
-  /** Keeps the drop of the new database for the caller's clean-up too (an interrupted run). */
+  /** Keeps the drops of the new databases for the caller's clean-up too (an interrupted run). */
   onCreated: (drop: () => Promise<void>) => void,
 ): Promise<TrashComparison> {
   let started = performance.now();
-  progress(`PostgreSQL trash: seeding ${(options.records + options.trashed).toLocaleString('en')} records, ${options.trashed.toLocaleString('en')} of them into the trash`);
-  const withTrash = await trashedDatabase(base, options.records + options.trashed, options.trashed, options.longHistory, progress);
-  onCreated(() => withTrash.drop());
+  progress(
+    `PostgreSQL trash: seeding ${(options.records + options.trashed).toLocaleString('en')} records, then deleting ${options.trashed.toLocaleString('en')} ` +
+      'of them without a trash and, in a copy, into the trash',
+  );
+  const pair = await deletedPair(base, 'repoadmin_bench_', options.records + options.trashed, options.trashed, options.longHistory, progress, onCreated);
   try {
     const seedSeconds = since(started);
     started = performance.now();
-    const compared = await compareTrash(plain, withTrash.pool, options.scenarios, options.rounds);
-    return { ...compared, seedSeconds, seconds: since(started) };
+    const compared = await compareTrash(seeded, pair.deleted.pool, pair.trash.pool, options.scenarios, options.rounds);
+    return { ...compared, deleted: options.trashed, seedSeconds, seconds: since(started) };
   } finally {
-    await withTrash.drop();
+    await Promise.all([pair.deleted.drop(), pair.trash.drop()]);
   }
 }
 
@@ -165,32 +249,33 @@ async function main(): Promise<void> {
       records: { type: 'string', default: '1000000' },
       trash: { type: 'string', default: String(TRASH_RECORDS) },
       rounds: { type: 'string', default: String(TRASH_ROUNDS) },
+      'long-history': { type: 'string', default: String(LONG_HISTORY) },
+      prefix: { type: 'string', default: 'repoadmin_bench_' },
     },
   });
   const records = Number(values.records);
   const trash = Number(values.trash);
   const rounds = Number(values.rounds);
-  if (!(records >= KEYS) || !(trash >= 0) || !(rounds >= 1)) {
-    throw new Error(`--records must be at least ${KEYS}, --trash 0 or more, --rounds 1 or more`);
+  const longHistory = Number(values['long-history']);
+  const prefix = values.prefix!;
+  if (!(records >= KEYS) || !(trash >= 0) || !(rounds >= 1) || !(longHistory >= 0) || !/^[a-z_][a-z0-9_]*$/.test(prefix)) {
+    throw new Error(`--records must be at least ${KEYS}, --trash 0 or more, --rounds 1 or more, --long-history 0 or more, --prefix a lower-case SQL name`);
   }
   const progress = (line: string) => process.stderr.write(`${line}\n`);
   const base = new URL(values['pg-url']!);
-  progress(`seeding ${records.toLocaleString('en')} live records twice, the second with ${trash.toLocaleString('en')} more in the trash`);
-  const plain = await trashedDatabase(base, records, 0, 0, progress);
+  progress(`seeding ${records.toLocaleString('en')} records; then twice ${(records + trash).toLocaleString('en')}, of which ${trash.toLocaleString('en')} deleted, without a trash and into the trash`);
+  const seeded = await seededDatabase(base, `${prefix}seeded_`, records, longHistory, progress);
+  const drops: (() => Promise<void>)[] = [() => seeded.drop()];
   try {
     let started = performance.now();
-    const withTrash = await trashedDatabase(base, records + trash, trash, 0, progress);
-    try {
-      const seedSeconds = since(started);
-      started = performance.now();
-      const compared = await compareTrash(plain.pool, withTrash.pool, scenarios(), rounds);
-      progress(`live: ${compared.live[0]} and ${compared.live[1]}; in the trash: ${compared.trashed}`);
-      process.stdout.write(`${trashTable({ ...compared, seedSeconds, seconds: since(started) })}\n`);
-    } finally {
-      await withTrash.drop();
-    }
+    const pair = await deletedPair(base, prefix, records + trash, trash, longHistory, progress, (drop) => drops.push(drop));
+    const seedSeconds = since(started);
+    started = performance.now();
+    const compared = await compareTrash(seeded.pool, pair.deleted.pool, pair.trash.pool, scenarios(), rounds);
+    progress(`live: ${compared.live.join(', ')}; deleted: ${trash}; in the trash: ${compared.trashed}`);
+    process.stdout.write(`${trashTable({ ...compared, deleted: trash, seedSeconds, seconds: since(started) })}\n`);
   } finally {
-    await plain.drop();
+    await Promise.all(drops.map((drop) => drop()));
   }
 }
 
