@@ -20,7 +20,7 @@ import {
 import { addressRules } from '../webhooks/addresses.js';
 import { type Attempt, SEND_TIMEOUT_MS, keepAliveAgents, send } from '../webhooks/send.js';
 import type { Services } from './context.js';
-import { dispatchEvents } from './events.js';
+import { EVENT_PAGE, dispatchEvents } from './events.js';
 import { failureFields } from '../db/faults.js';
 
 export const PER_PROCESS = 16;
@@ -33,7 +33,14 @@ export const LEASE_MS = SEND_TIMEOUT_MS + 20_000;
  */
 const RECORD_ROOM_MS = 10_000;
 /** The most deliveries of one webhook claimed at once. */
-export const MAX_BATCH = 64;
+export const MAX_BATCH = 256;
+/**
+ * Rounds (numbering new events, claiming) start at most this often while no backlog is left: each
+ * round's statements then serve the deliveries of this long rather than one or two at a time.
+ */
+const ROUND_MS = 100;
+/** The longest a finished attempt waits to be recorded with others (its lease leaves RECORD_ROOM_MS). */
+const RECORD_DELAY_MS = 200;
 /** A batch is sized to take about this part of the time a lease leaves to start attempts, at the webhook's pace. */
 const BATCH_SHARE = 0.25;
 /** A webhook is disabled after this many failed attempts in a row with no success for AUTO_DISABLE_DAYS. */
@@ -87,6 +94,8 @@ export interface Outbox {
 
 export interface OutboxOptions {
   pollMs?: number;
+  /** The least time from one round's start to the next's while no backlog is left (ROUND_MS). */
+  roundMs?: number;
   perProcess?: number;
 }
 
@@ -112,6 +121,7 @@ export function startOutbox(services: OutboxServices, options: OutboxOptions = {
   const rules = addressRules(services.config.events.allowNetworks);
   const agents = keepAliveAgents(rules);
   const pollMs = options.pollMs ?? 250;
+  const roundMs = Math.min(pollMs, options.roundMs ?? ROUND_MS);
   const perProcess = options.perProcess ?? PER_PROCESS;
   const held = new Map<string, Held>();
   /** How long a webhook's recent attempts took (a moving average), for the size of its next batch. */
@@ -120,9 +130,11 @@ export function startOutbox(services: OutboxServices, options: OutboxOptions = {
   const work = new Set<Promise<void>>();
   let sending = 0;
   let recording: Promise<void> | undefined;
+  let recordTimer: NodeJS.Timeout | undefined;
   let stopping = false;
   let wakeUp = new AbortController();
   const wake = () => wakeUp.abort();
+  const stopped = new AbortController();
   const track = (promise: Promise<void>) => {
     work.add(promise);
     promise
@@ -183,26 +195,41 @@ export function startOutbox(services: OutboxServices, options: OutboxOptions = {
     }));
   };
 
-  /** Records the finished attempts, all that are there in one go; those that finish meanwhile in the next. */
-  const record = () => {
-    if (recording) return;
+  /**
+   * Records the finished attempts, all that are there in one go. At once when a webhook's batch is
+   * done (its next batch waits for it), an answer disables the webhook (410) or the sender stops;
+   * else within RECORD_DELAY_MS, so that one transaction records many attempts.
+   */
+  const record = (now = false) => {
+    if (recording || finished.length === 0) return;
+    const batchDone = finished.some((r) => {
+      const entry = held.get(r.claim.webhookId);
+      return !entry || (entry.queue.length === 0 && entry.sending === 0);
+    });
+    if (!now && !batchDone && !stopping && finished.length < MAX_BATCH && !finished.some((r) => r.result.status === 410)) {
+      recordTimer ??= setTimeout(() => {
+        recordTimer = undefined;
+        record(true);
+      }, RECORD_DELAY_MS);
+      return;
+    }
+    clearTimeout(recordTimer);
+    recordTimer = undefined;
+    const records = finished.splice(0);
     recording = (async () => {
-      while (finished.length > 0) {
-        const records = finished.splice(0);
-        try {
-          const { recorded, webhooks } = await recordAttempts(services.db, records);
-          for (const [webhookId, now] of webhooks) await afterRecord(webhookId, now, records.filter((r) => recorded.has(r.claim.id) && r.claim.webhookId === webhookId));
-        } catch (error) {
-          for (const r of records) services.log.error({ ...failureFields(error), deliveryId: r.claim.id }, 'webhook delivery not recorded');
-        }
-        for (const r of records) {
-          const entry = held.get(r.claim.webhookId);
-          if (entry) settle(entry, 1);
-        }
+      try {
+        const { recorded, webhooks } = await recordAttempts(services.db, records);
+        for (const [webhookId, now] of webhooks) await afterRecord(webhookId, now, records.filter((r) => recorded.has(r.claim.id) && r.claim.webhookId === webhookId));
+      } catch (error) {
+        for (const r of records) services.log.error({ ...failureFields(error), deliveryId: r.claim.id }, 'webhook delivery not recorded');
+      }
+      for (const r of records) {
+        const entry = held.get(r.claim.webhookId);
+        if (entry) settle(entry, 1);
       }
     })().finally(() => {
       recording = undefined;
-      if (finished.length > 0) record();
+      record();
     });
     track(recording);
   };
@@ -228,9 +255,10 @@ export function startOutbox(services: OutboxServices, options: OutboxOptions = {
     }
   };
 
-  const round = async (): Promise<void> => {
-    await dispatchEvents(services);
-    if (stopping || held.size >= perProcess) return;
+  /** One round: new events numbered, deliveries claimed. True when a backlog is left (a full page or batch). */
+  const round = async (): Promise<boolean> => {
+    const numbered = await dispatchEvents(services);
+    if (stopping || held.size >= perProcess) return numbered >= EVENT_PAGE;
     const claimedAt = performance.now();
     const batches: ClaimedBatch[] = await claimDeliveries(services.db, {
       webhooks: perProcess - held.size,
@@ -245,18 +273,25 @@ export function startOutbox(services: OutboxServices, options: OutboxOptions = {
       held.set(batch.webhook.id, { webhook: batch.webhook, inFlight: batch.inFlight, queue, sending: 0, outstanding: queue.length });
     }
     pump();
+    return numbered >= EVENT_PAGE || batches.some((b) => b.deliveries.length >= MAX_BATCH);
   };
 
   const loop = (async () => {
     while (!stopping) {
+      const started = performance.now();
+      let backlog = false;
       try {
-        await round();
+        backlog = await round();
       } catch (error) {
         services.log.warn(failureFields(error), 'webhook outbox: the database did not answer; trying again');
       }
       if (stopping) break;
+      if (backlog) continue;
       await sleep(pollMs, undefined, { signal: wakeUp.signal }).catch(() => undefined);
       if (wakeUp.signal.aborted) wakeUp = new AbortController();
+      // Woken early (a batch done): the next round waits out the rest of roundMs.
+      const rest = started + roundMs - performance.now();
+      if (rest > 0 && !stopping) await sleep(rest, undefined, { signal: stopped.signal }).catch(() => undefined);
     }
   })();
 
@@ -265,10 +300,15 @@ export function startOutbox(services: OutboxServices, options: OutboxOptions = {
     async stop() {
       stopping = true;
       wake();
+      stopped.abort();
       await loop;
       // What waits in a batch is given back at once rather than when its lease ends.
       for (const entry of held.values()) release(entry, entry.queue.splice(0));
-      while (work.size > 0) await Promise.allSettled([...work]);
+      record(true);
+      while (work.size > 0 || recordTimer) {
+        await Promise.allSettled([...work]);
+        record(true);
+      }
       agents.destroy();
     },
   };
