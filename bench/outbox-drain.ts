@@ -1,6 +1,7 @@
 // The webhook sender alone (server/services/outbox.ts): N deliveries queued for one webhook, all due at
 // once, drained by one server process to a receiver in its own process (bench/receiver.ts). Prints the
-// deliveries a second and the CPU each delivery took in the server process and in the database.
+// deliveries a second and the CPU each delivery took in the server process, in the database (PostgreSQL's
+// processes for this database) and in the receiver.
 // Not part of `npm run bench`: a quick look at the sender's own cost while changing it.
 //   node --import tsx bench/outbox-drain.ts [--kind postgres|mysql] [--deliveries N] [--rounds R]
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -75,7 +76,7 @@ try {
     for (let i = 0; i < rows.length; i += 500) await db('deliveries').insert(rows.slice(i, i + 500));
     await new Promise((r) => setTimeout(r, 500));
     const pids = await backendPids();
-    const before = { cpu: process.cpuUsage(), db: await dbCpu(pids), at: performance.now() };
+    const before = { cpu: process.cpuUsage(), db: await dbCpu(pids), receiver: cpuMsOfPid(receiver.pid), at: performance.now() };
     await db('deliveries').where({ status: 'pending' }).update({ next_attempt_at: db.fn.now(3) });
     for (;;) {
       const [{ n }] = (await db('deliveries').count({ n: '*' }).where({ status: 'pending' })) as [{ n: number | string }];
@@ -85,11 +86,13 @@ try {
     const seconds = (performance.now() - before.at) / 1000;
     const used = process.cpuUsage(before.cpu);
     const dbMs = (await dbCpu(pids)) - before.db;
+    const receiverMs = cpuMsOfPid(receiver.pid) - before.receiver;
     const [{ n: delivered }] = (await db('deliveries').count({ n: '*' }).where({ status: 'delivered' })) as [{ n: number | string }];
     process.stdout.write(
       `${kind} round ${round}: ${count} deliveries in ${seconds.toFixed(2)} s = ${Math.round(count / seconds)}/s; ` +
         `server CPU ${Math.round(((used.user + used.system) / count))} µs/delivery` +
         (kind === 'postgres' ? `, PostgreSQL CPU ${Math.round((dbMs * 1000) / count)} µs/delivery` : '') +
+        `, receiver CPU ${Math.round((receiverMs * 1000) / count)} µs/delivery` +
         `; delivered in all ${delivered}\n`,
     );
   }

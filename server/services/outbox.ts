@@ -96,6 +96,8 @@ export interface OutboxOptions {
   pollMs?: number;
   /** The least time from one round's start to the next's while no backlog is left (ROUND_MS). */
   roundMs?: number;
+  /** A claim's lease (LEASE_MS); for tests. */
+  leaseMs?: number;
   perProcess?: number;
 }
 
@@ -122,6 +124,7 @@ export function startOutbox(services: OutboxServices, options: OutboxOptions = {
   const agents = keepAliveAgents(rules);
   const pollMs = options.pollMs ?? 250;
   const roundMs = Math.min(pollMs, options.roundMs ?? ROUND_MS);
+  const leaseMs = options.leaseMs ?? LEASE_MS;
   const perProcess = options.perProcess ?? PER_PROCESS;
   const held = new Map<string, Held>();
   /** How long a webhook's recent attempts took (a moving average), for the size of its next batch. */
@@ -264,10 +267,10 @@ export function startOutbox(services: OutboxServices, options: OutboxOptions = {
       webhooks: perProcess - held.size,
       perWebhook: PER_WEBHOOK,
       batch: (webhookId, inFlight) => batchSize(pace.get(webhookId), inFlight),
-      leaseMs: LEASE_MS,
+      leaseMs,
       except: [...held.keys()],
     });
-    const startBy = claimedAt + LEASE_MS - SEND_TIMEOUT_MS - RECORD_ROOM_MS;
+    const startBy = claimedAt + leaseMs - SEND_TIMEOUT_MS - RECORD_ROOM_MS;
     for (const batch of batches) {
       const queue = batch.deliveries.map((delivery) => ({ delivery, leaseToken: batch.leaseToken, startBy }));
       held.set(batch.webhook.id, { webhook: batch.webhook, inFlight: batch.inFlight, queue, sending: 0, outstanding: queue.length });

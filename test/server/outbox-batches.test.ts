@@ -1,10 +1,16 @@
 // The outbox's batches on every database kind: a sender claims many due deliveries of a webhook at
 // once (every leased one counting against the webhook's 2 in flight), gives back what it did not send,
 // and records many finished attempts in one statement, each webhook's failures in a row counted in order.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../server/config.js';
 import { type Database, migrateLatest, openDatabase } from '../../server/db/connect.js';
+import { type OutboxServices, startOutbox } from '../../server/services/outbox.js';
+import { SEND_TIMEOUT_MS } from '../../server/webhooks/send.js';
 import { claimDeliveries, insertDeliveries, insertWebhook, recordAttempts, releaseDeliveries } from '../../server/db/webhooks.js';
 import { type TestDatabase, createServerTestDatabase, dbKinds } from '../helpers/db.js';
+import { eventually } from '../helpers/receiver.js';
 
 describe.each(dbKinds())('outbox batches on %s', (kind) => {
   let database: TestDatabase;
@@ -95,4 +101,86 @@ describe.each(dbKinds())('outbox batches on %s', (kind) => {
     await recordAttempts(db, [{ claim: { id: e!.id, webhookId, leaseToken: '00000000-0000-4000-8000-000000000000' }, result: { status: 503, error: 'the receiver answered 503', durationMs: 1 }, retryInMs: 1_000 }]);
     expect((await db('webhooks').where({ id: webhookId }).first()).failures_in_row).toBe(4);
   });
+
+  it('a sender sends a backlog from batches over kept-alive connections and records many attempts per statement', async () => {
+    const db = opened.db;
+    const ids: string[] = [];
+    let connections = 0;
+    let inFlight = 0;
+    let most = 0;
+    const receiver = http.createServer((req, res) => {
+      ids.push(String(req.headers['webhook-id']));
+      most = Math.max(most, ++inFlight);
+      req.resume();
+      req.on('end', () => setTimeout(() => {
+        inFlight--;
+        res.writeHead(204).end();
+      }, 2));
+    });
+    receiver.on('connection', () => connections++);
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+    const webhook = await insertWebhook(db, { url, events: ['version.published'], projects: null, description: null, active: true }, 'whsec_x');
+    const queued = await insertDeliveries(db, Array.from({ length: 60 }, (_, i) => ({ webhookId: webhook.id, eventId: null, eventSeq: i + 1, type: 'version.published', body: `{"n":${i + 1}}` })));
+    const records: string[] = [];
+    const count = (query: { sql: string }) => {
+      if (/^update\W+deliveries\W+set\W+status/i.test(query.sql)) records.push(query.sql);
+    };
+    db.on('query', count);
+    const config = loadConfig([], {});
+    const services: OutboxServices = { db, config: { ...config, events: { ...config.events, allowNetworks: ['127.0.0.0/8'] } }, log: { warn() {}, error() {} } as unknown as OutboxServices['log'], now: () => new Date() };
+    const outbox = startOutbox(services, { pollMs: 20 });
+    try {
+      await eventually(async () => (await db('deliveries').where({ webhook_id: webhook.id, status: 'delivered' })).length === 60, 30_000);
+    } finally {
+      await outbox.stop();
+      db.off('query', count);
+      receiver.closeAllConnections();
+      receiver.close();
+    }
+    expect(ids).toHaveLength(60);
+    expect(new Set(ids)).toEqual(new Set(queued));
+    expect(most).toBeLessThanOrEqual(2);
+    // Two requests in flight at most: two connections, reused, not one per attempt.
+    expect(connections).toBeLessThanOrEqual(2);
+    // The first batch is 2 (the webhook's pace unknown), the next ones the rest: a few records, not 60.
+    expect(records.length).toBeLessThanOrEqual(10);
+  });
+
+  it('a sender starts no attempt its lease leaves too little room for: what a batch could not start in time is given back and sent later, once', async () => {
+    const db = opened.db;
+    const ids: string[] = [];
+    // Quick answers first, so that the next batch is a large one; then slow ones, which it cannot all start in time.
+    const receiver = http.createServer((req, res) => {
+      ids.push(String(req.headers['webhook-id']));
+      req.resume();
+      req.on('end', () => setTimeout(() => res.writeHead(204).end(), ids.length <= 2 ? 1 : 150));
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+    const webhook = await insertWebhook(db, { url, events: ['version.published'], projects: null, description: null, active: true }, 'whsec_x');
+    const queued = await insertDeliveries(db, Array.from({ length: 14 }, (_, i) => ({ webhookId: webhook.id, eventId: null, eventSeq: i + 1, type: 'version.published', body: `{"n":${i + 1}}` })));
+    const releases: string[] = [];
+    const count = (query: { sql: string }) => {
+      // Given back: the lease set to null (a binding), not to a time ahead.
+      if (/^update\W+deliveries\W+set\W+lease_until\W+=\s*(null|\$1|\?)\s*,/i.test(query.sql)) releases.push(query.sql);
+    };
+    db.on('query', count);
+    const config = loadConfig([], {});
+    const services: OutboxServices = { db, config: { ...config, events: { ...config.events, allowNetworks: ['127.0.0.0/8'] } }, log: { warn() {}, error() {} } as unknown as OutboxServices['log'], now: () => new Date() };
+    // 300 ms to start the attempts of a batch (the lease less the longest attempt and the room to record it).
+    const outbox = startOutbox(services, { pollMs: 20, leaseMs: SEND_TIMEOUT_MS + 10_000 + 300 });
+    try {
+      await eventually(async () => (await db('deliveries').where({ webhook_id: webhook.id, status: 'delivered' })).length === 14, 30_000);
+    } finally {
+      await outbox.stop();
+      db.off('query', count);
+      receiver.closeAllConnections();
+      receiver.close();
+    }
+    expect(releases.length).toBeGreaterThan(0);
+    expect(ids).toHaveLength(14);
+    expect(new Set(ids)).toEqual(new Set(queued));
+  });
 });
+
