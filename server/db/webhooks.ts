@@ -193,44 +193,78 @@ export async function insertDeliveries(db: Db, deliveries: NewDelivery[]): Promi
   return rows.map((r) => r.id);
 }
 
-/** A delivery held by one sender until `lease_until` (database time). */
-export interface ClaimedDelivery extends StoredDelivery {
-  leaseToken: string;
+/** What a sender needs of a webhook to send to it: where, and the secrets that sign (two while a rotation overlaps). */
+export interface WebhookTarget {
+  id: string;
+  active: boolean;
   url: string;
   secrets: string[];
 }
 
+const TARGET_COLUMNS = (db: Db) => [
+  'w.id', 'w.active', 'w.url', 'w.secret', 'w.previous_secret', db.raw('w.previous_secret_until > current_timestamp(3) as overlapping'),
+];
+
+function targetFromRow(row: Record<string, unknown>): WebhookTarget {
+  const secrets = [String(row.secret)];
+  if (row.previous_secret && Boolean(row.overlapping)) secrets.push(String(row.previous_secret));
+  return { id: String(row.id), active: Boolean(row.active), url: String(row.url), secrets };
+}
+
+/** Due deliveries of one webhook, held by one sender until `lease_until` (database time), in commit order. */
+export interface ClaimedBatch {
+  webhook: WebhookTarget;
+  leaseToken: string;
+  /** Requests this sender may have in flight for the webhook: `perWebhook` less those other senders hold. */
+  inFlight: number;
+  deliveries: StoredDelivery[];
+}
+
+export interface ClaimOptions {
+  /** The most webhooks to claim for. */
+  webhooks: number;
+  /** The most requests in flight per webhook across all senders. */
+  perWebhook: number;
+  /** How many due deliveries to claim of a webhook, given the requests this sender may have in flight for it. */
+  batch: (webhookId: string, inFlight: number) => number;
+  leaseMs: number;
+  /** Webhooks this sender still holds deliveries of: not claimed for again until those are recorded. */
+  except?: string[];
+}
+
 /**
- * Claims due deliveries for one sender, at most `limit` in all and never more than `perWebhook`
- * in flight per webhook across every sender (the webhook rows are locked while counting, so two
- * senders do not both see a free slot). A webhook's deliveries go in commit order (event_seq).
+ * Claims due deliveries for one sender, a batch per webhook. Every leased delivery of a webhook
+ * counts against `perWebhook`, whether in flight or waiting in a sender's batch, and a sender sends
+ * at most `inFlight` of a batch at once: so never more than `perWebhook` requests are in flight per
+ * webhook across every sender (the webhook rows are locked while counting, so two senders do not
+ * both see a free slot). A webhook's deliveries go in commit order (event_seq).
  */
-export async function claimDeliveries(db: Db, options: { limit: number; perWebhook: number; leaseMs: number }): Promise<ClaimedDelivery[]> {
-  if (options.limit <= 0) return [];
+export async function claimDeliveries(db: Db, options: ClaimOptions): Promise<ClaimedBatch[]> {
+  if (options.webhooks <= 0) return [];
   const dialect = dialectOf(db);
   return retryConflicts(() => db.transaction(async (trx) => {
     const now = trx.raw('current_timestamp(3)');
     const due = (query: ReturnType<typeof trx>) =>
       query.where('d.status', 'pending').where('d.next_attempt_at', '<=', now).where((q) => q.whereNull('d.lease_until').orWhere('d.lease_until', '<=', now));
-    const webhooks = await trx('webhooks as w')
-      .select('w.id', 'w.url', 'w.secret', 'w.previous_secret', 'w.previous_secret_until', trx.raw('previous_secret_until > current_timestamp(3) as overlapping'))
+    const query = trx('webhooks as w')
+      .select(TARGET_COLUMNS(trx))
       .where('w.active', true)
       .whereExists((q) => due(q.select(trx.raw('1')).from('deliveries as d').whereRaw('d.webhook_id = w.id')))
       .orderBy('w.id')
-      .limit(options.limit)
+      .limit(options.webhooks)
       .modify(lockWebhook)
       .skipLocked();
-    const claimed: ClaimedDelivery[] = [];
-    for (const webhook of webhooks) {
-      const room = Math.min(options.perWebhook, options.limit - claimed.length);
-      if (room <= 0) break;
+    if (options.except?.length) query.whereNotIn('w.id', options.except);
+    const claimed: ClaimedBatch[] = [];
+    for (const row of await query) {
+      const webhook = targetFromRow(row);
       const [busy] = await trx('deliveries').count({ n: '*' }).where({ webhook_id: webhook.id, status: 'pending' }).where('lease_until', '>', now);
-      const slots = room - toNumber(busy?.n);
-      if (slots <= 0) continue;
+      const inFlight = options.perWebhook - toNumber(busy?.n);
+      if (inFlight <= 0) continue;
       const rows = await due(trx('deliveries as d').select(DELIVERY_COLUMNS.map((c) => `d.${c}`)).where('d.webhook_id', webhook.id))
         .orderBy('d.event_seq')
         .orderBy('d.created_at')
-        .limit(slots)
+        .limit(Math.max(1, options.batch(webhook.id, inFlight)))
         .forUpdate()
         .skipLocked();
       if (rows.length === 0) continue;
@@ -238,12 +272,19 @@ export async function claimDeliveries(db: Db, options: { limit: number; perWebho
       await trx('deliveries')
         .whereIn('id', rows.map((r: Record<string, unknown>) => r.id as string))
         .update({ lease_until: dialect.nowPlus(trx, options.leaseMs), lease_token: leaseToken });
-      const secrets = [String(webhook.secret)];
-      if (webhook.previous_secret && Boolean(webhook.overlapping)) secrets.push(String(webhook.previous_secret));
-      for (const row of rows) claimed.push({ ...deliveryFromRow(row), leaseToken, url: String(webhook.url), secrets });
+      claimed.push({ webhook, leaseToken, inFlight, deliveries: rows.map(deliveryFromRow) });
     }
     return claimed;
   }));
+}
+
+/** Gives claimed deliveries back unsent (their lease ends now), so that any sender may take them. */
+export async function releaseDeliveries(db: Db, claims: { id: string; leaseToken: string }[]): Promise<void> {
+  const byToken = new Map<string, string[]>();
+  for (const claim of claims) byToken.set(claim.leaseToken, [...(byToken.get(claim.leaseToken) ?? []), claim.id]);
+  for (const [leaseToken, ids] of byToken) {
+    await retryConflicts(() => db('deliveries').whereIn('id', ids).where({ lease_token: leaseToken, status: 'pending' }).update({ lease_until: null, lease_token: null }));
+  }
 }
 
 export interface AttemptResult {
@@ -252,35 +293,78 @@ export interface AttemptResult {
   durationMs: number;
 }
 
+/** An attempt of a claimed delivery to record: delivered, retried after `retryInMs`, or failed when `retryInMs` is undefined. */
+export interface AttemptRecord {
+  claim: { id: string; webhookId: string; leaseToken: string };
+  result: AttemptResult;
+  retryInMs: number | undefined;
+}
+
+export interface RecordedAttempts {
+  /** The deliveries whose attempt was recorded; the others' lease was lost meanwhile (another sender took it over). */
+  recorded: Set<string>;
+  /** Each webhook of the attempts as it is now. */
+  webhooks: Map<string, WebhookTarget>;
+}
+
+/** `case id when ? then ? ... end`, or the one value when all rows have the same. */
+function perRow(db: Db, ids: string[], values: unknown[], cast: (sql: string) => string = (sql) => sql): unknown {
+  if (values.every((v) => v === values[0])) return values[0] === null ? null : db.raw(cast('?'), [values[0] as Knex.Value]);
+  return db.raw(`case id ${ids.map(() => `when ? then ${cast('?')}`).join(' ')} end`, ids.flatMap((id, i) => [id, values[i] as Knex.Value]));
+}
+
 /**
- * Records an attempt of a claimed delivery: delivered, retried after `retryInMs`, or failed when
- * `retryInMs` is undefined. Counts the webhook's failures in a row (a success resets them). False
- * when the lease was lost meanwhile (another sender took it over): nothing is recorded.
+ * Records attempts of claimed deliveries (any webhooks), in one transaction: each delivery's outcome
+ * in one statement, and each webhook's failures in a row, counted in the order the attempts are
+ * given (a success resets them). An attempt whose lease was lost meanwhile is not recorded.
  */
-export async function recordAttempt(db: Db, claim: { id: string; webhookId: string; leaseToken: string }, result: AttemptResult, retryInMs: number | undefined): Promise<boolean> {
-  const delivered = result.error === undefined;
-  // The webhook row first, as claimDeliveries locks it: the same order, so the two never deadlock.
+export async function recordAttempts(db: Db, records: AttemptRecord[]): Promise<RecordedAttempts> {
+  if (records.length === 0) return { recorded: new Set(), webhooks: new Map() };
+  const dialect = dialectOf(db);
+  const whole = dialect.name === 'mysql' ? 'signed' : 'integer';
+  const asWhole = (sql: string) => `cast(${sql} as ${whole})`;
+  const webhookIds = [...new Set(records.map((r) => r.claim.webhookId))].sort();
   return retryConflicts(() => db.transaction(async (trx) => {
-    await trx('webhooks').select('id').where({ id: claim.webhookId }).modify(lockWebhook);
-    const changed = await trx('deliveries')
-      .where({ id: claim.id, lease_token: claim.leaseToken })
-      .update({
-        status: delivered ? 'delivered' : retryInMs === undefined ? 'failed' : 'pending',
-        attempts: trx.raw('attempts + 1'),
-        last_status: result.status ?? null,
-        last_error: result.error?.slice(0, 500) ?? null,
-        last_attempt_at: trx.fn.now(3),
-        next_attempt_at: !delivered && retryInMs !== undefined ? dialectOf(trx).nowPlus(trx, retryInMs) : null,
-        duration_ms: result.durationMs,
-        lease_until: null,
-        lease_token: null,
-        updated_at: trx.fn.now(3),
-      });
-    if (affectedCount(changed) === 0) return false;
-    await trx('webhooks')
-      .where({ id: claim.webhookId })
-      .update(delivered ? { failures_in_row: 0, last_success_at: trx.fn.now(3) } : { failures_in_row: trx.raw('failures_in_row + 1') });
-    return true;
+    // The webhook rows first, in id order, as claimDeliveries locks them: the same order, so the two never deadlock.
+    const targets = await trx('webhooks as w').select(TARGET_COLUMNS(trx)).whereIn('w.id', webhookIds).orderBy('w.id').modify(lockWebhook);
+    const webhooks = new Map<string, WebhookTarget>(targets.map((row: Record<string, unknown>) => [String(row.id), targetFromRow(row)]));
+    const leases = await trx('deliveries').select('id', 'lease_token').whereIn('id', records.map((r) => r.claim.id)).forUpdate();
+    const held = new Map(leases.map((row: Record<string, unknown>) => [String(row.id), row.lease_token === null ? null : String(row.lease_token)]));
+    const kept = records.filter((r) => held.get(r.claim.id) === r.claim.leaseToken);
+    if (kept.length > 0) {
+      const ids = kept.map((r) => r.claim.id);
+      const delivered = (r: AttemptRecord) => r.result.error === undefined;
+      await trx('deliveries')
+        .whereIn('id', ids)
+        .update({
+          status: perRow(trx, ids, kept.map((r) => (delivered(r) ? 'delivered' : r.retryInMs === undefined ? 'failed' : 'pending'))),
+          attempts: trx.raw('attempts + 1'),
+          last_status: perRow(trx, ids, kept.map((r) => r.result.status ?? null), asWhole),
+          last_error: perRow(trx, ids, kept.map((r) => r.result.error?.slice(0, 500) ?? null)),
+          last_attempt_at: trx.fn.now(3),
+          next_attempt_at: kept.some((r) => !delivered(r) && r.retryInMs !== undefined)
+            ? trx.raw(
+              `case id ${kept.map(() => 'when ? then ?').join(' ')} else null end`,
+              kept.flatMap((r) => [r.claim.id, !delivered(r) && r.retryInMs !== undefined ? dialect.nowPlus(trx, r.retryInMs) : null]),
+            )
+            : null,
+          duration_ms: perRow(trx, ids, kept.map((r) => r.result.durationMs), asWhole),
+          lease_until: null,
+          lease_token: null,
+          updated_at: trx.fn.now(3),
+        });
+    }
+    for (const webhookId of webhookIds) {
+      const attempts = kept.filter((r) => r.claim.webhookId === webhookId);
+      if (attempts.length === 0) continue;
+      const lastSuccess = attempts.findLastIndex((r) => r.result.error === undefined);
+      await trx('webhooks')
+        .where({ id: webhookId })
+        .update(lastSuccess >= 0
+          ? { failures_in_row: attempts.length - 1 - lastSuccess, last_success_at: trx.fn.now(3) }
+          : { failures_in_row: trx.raw('failures_in_row + ?', [attempts.length]) });
+    }
+    return { recorded: new Set(kept.map((r) => r.claim.id)), webhooks };
   }));
 }
 

@@ -39,9 +39,12 @@ export function deliveryBody(event: ApiEvent): string {
  * active webhook that wants them. Any process may call it; one at a time does the work (`wait`:
  * for its turn; else nothing is done while another does it). The number of events numbered.
  */
+/** The most events one dispatchEvents numbers. */
+export const EVENT_PAGE = 500;
+
 export async function dispatchEvents(services: Pick<Services, 'db'>, options: { wait?: boolean } = {}): Promise<number> {
   return services.db.transaction(async (trx) => {
-    const events = await sequenceEvents(trx, options);
+    const events = await sequenceEvents(trx, { limit: EVENT_PAGE, ...options });
     if (events.length === 0) return 0;
     const webhooks = await listWebhooks(trx, { activeOnly: true });
     const deliveries: NewDelivery[] = [];

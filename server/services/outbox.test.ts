@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../config.js';
-import { retryIn, withJitter } from './outbox.js';
+import { MAX_BATCH, batchSize, retryIn, withJitter } from './outbox.js';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -36,3 +36,18 @@ describe('the retry schedule of webhook deliveries', () => {
     expect(retryIn(schedule, 0, { error: 'the receiver answered 410', status: 410, durationMs: 1 })).toBeUndefined();
   });
 });
+
+describe('the size of a batch of deliveries claimed at once', () => {
+  it('is what a webhook starts in a quarter of the 10 s a lease leaves for starting attempts, at its recent pace', () => {
+    expect(batchSize(undefined, 2)).toBe(2);
+    expect(batchSize(undefined, 1)).toBe(1);
+    expect(batchSize(1, 2)).toBe(MAX_BATCH);
+    expect(batchSize(0, 2)).toBe(MAX_BATCH);
+    expect(batchSize(100, 2)).toBe(50);
+    expect(batchSize(100, 1)).toBe(25);
+    // A receiver that takes seconds: no fewer than may be in flight at once.
+    expect(batchSize(2_000, 2)).toBe(2);
+    expect(batchSize(10_000, 2)).toBe(2);
+  });
+});
+

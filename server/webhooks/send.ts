@@ -1,5 +1,6 @@
 // One delivery attempt: a signed POST, 10 s at most, redirects not followed, connecting only to an
-// address the rules allow (server/webhooks/addresses.ts).
+// address the rules allow (server/webhooks/addresses.ts). The sender reuses connections through
+// keepAliveAgents; a single attempt (a ping) opens a connection of its own.
 import http from 'node:http';
 import https from 'node:https';
 import { VERSION } from '../../common/version.js';
@@ -36,7 +37,32 @@ export function retryAfterMs(header: string | undefined, now: number): number | 
   return Number.isNaN(at) ? undefined : Math.max(0, at - now);
 }
 
-export function send(message: Message, rules: AddressRules, timeoutMs = SEND_TIMEOUT_MS): Promise<Attempt> {
+/** The agents of one sender: kept-alive connections, each opened through the address rules. */
+export interface Agents {
+  http: http.Agent;
+  https: https.Agent;
+  /** Closes the idle connections; those in use close when their attempt ends. */
+  destroy(): void;
+}
+
+/** How long an idle connection is kept: under the 5 s that Node servers (and many others) keep one. */
+const IDLE_MS = 4_000;
+
+/**
+ * Agents that keep connections open between attempts. Every NEW connection is made with the rules'
+ * `lookup` (set on the agent, so that no request can leave it out), so it is checked on the address it
+ * actually connects to, as with a connection per attempt; a reused connection is one to an address
+ * that was checked when it was opened, and a name that re-resolves to a refused address meanwhile
+ * is refused on the next new connection. Connections are pooled per host, port and scheme, so
+ * a reused one is always to the host the URL names.
+ */
+export function keepAliveAgents(rules: AddressRules): Agents {
+  const options = { keepAlive: true, timeout: IDLE_MS, scheduling: 'lifo' as const, lookup: rules.lookup };
+  const agents = { http: new http.Agent(options), https: new https.Agent(options) };
+  return { ...agents, destroy: () => { agents.http.destroy(); agents.https.destroy(); } };
+}
+
+export function send(message: Message, rules: AddressRules, timeoutMs = SEND_TIMEOUT_MS, agents?: Agents): Promise<Attempt> {
   const started = performance.now();
   const took = () => Math.round(performance.now() - started);
   let url: URL;
@@ -49,10 +75,12 @@ export function send(message: Message, rules: AddressRules, timeoutMs = SEND_TIM
   const refused = literal && rules.refusal(literal);
   if (refused) return Promise.resolve({ error: refused, durationMs: 0 });
   const timestamp = Math.floor(Date.now() / 1000);
-  const request = (url.protocol === 'https:' ? https : http).request;
-  return new Promise<Attempt>((resolve) => {
+  const secure = url.protocol === 'https:';
+  const request = (secure ? https : http).request;
+  type Outcome = Attempt & { retryOnNewConnection?: boolean };
+  const attemptOnce = (agent: http.Agent | false): Promise<Outcome> => new Promise((resolve) => {
     let settled = false;
-    const finish = (attempt: Attempt) => {
+    const finish = (attempt: Outcome) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
@@ -63,8 +91,8 @@ export function send(message: Message, rules: AddressRules, timeoutMs = SEND_TIM
       {
         method: 'POST',
         lookup: rules.lookup,
-        // A connection per attempt: a kept-alive socket would skip the address check of the next.
-        agent: false,
+        // Without agents a connection of its own; with them a kept-alive one (keepAliveAgents).
+        agent,
         headers: {
           'content-type': 'application/json',
           'content-length': Buffer.byteLength(message.body),
@@ -96,11 +124,20 @@ export function send(message: Message, rules: AddressRules, timeoutMs = SEND_TIM
     const timer = setTimeout(() => {
       req.destroy();
       finish({ error: `no answer within ${timeoutMs / 1000} s`, durationMs: took() });
-    }, timeoutMs);
+    }, Math.max(0, started + timeoutMs - performance.now()));
+    let answered = false;
+    req.on('response', () => (answered = true));
     req.on('error', (error: NodeJS.ErrnoException) => {
       const reason = error.code === 'EREFUSEDADDRESS' ? error.message : `${error.code ?? 'error'}: ${error.message}`;
-      finish({ error: reason.slice(0, 500), durationMs: took() });
+      // A kept-alive connection the receiver closed just as it was reused: nothing was answered on it.
+      const stale = req.reusedSocket && !answered && (error.code === 'ECONNRESET' || error.code === 'EPIPE');
+      finish({ error: reason.slice(0, 500), durationMs: took(), retryOnNewConnection: stale || undefined });
     });
     req.end(message.body);
   });
+  const agent = agents ? (secure ? agents.https : agents.http) : false;
+  return attemptOnce(agent).then(({ retryOnNewConnection, ...attempt }) =>
+    // Once more at once on a new connection (still through the rules' lookup): the same attempt.
+    retryOnNewConnection ? attemptOnce(false).then(({ retryOnNewConnection: _, ...again }) => again) : attempt,
+  );
 }

@@ -1,0 +1,107 @@
+// The webhook sender alone (server/services/outbox.ts): N deliveries queued for one webhook, all due at
+// once, drained by one server process to a receiver in its own process (bench/receiver.ts). Prints the
+// deliveries a second and the CPU each delivery took in the server process, in the database (PostgreSQL's
+// processes for this database) and in the receiver.
+// Not part of `npm run bench`: a quick look at the sender's own cost while changing it.
+//   node --import tsx bench/outbox-drain.ts [--kind postgres|mysql] [--deliveries N] [--rounds R]
+import { randomBytes, randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import knexFactory, { type Knex } from 'knex';
+import { loadConfig } from '../server/config.js';
+import { createLogger } from '../server/log.js';
+import { startServer } from '../server/start.js';
+import { startReceiver } from './processes.js';
+
+const { values } = parseArgs({
+  options: {
+    kind: { type: 'string', default: 'postgres' },
+    deliveries: { type: 'string', default: '3000' },
+    rounds: { type: 'string', default: '3' },
+  },
+});
+const kind = values.kind === 'mysql' ? 'mysql' : 'postgres';
+const count = Number(values.deliveries);
+const rounds = Number(values.rounds);
+const PG_URL = process.env.REPOADMIN_BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const MYSQL_URL = process.env.REPOADMIN_BENCH_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/test';
+
+const TICKS = 100; // clock ticks a second in /proc/PID/stat
+function cpuMsOfPid(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS;
+  } catch {
+    return 0;
+  }
+}
+
+const name = `repoadmin_drain_${randomBytes(5).toString('hex')}`;
+const adminUrl = kind === 'mysql' ? MYSQL_URL : PG_URL;
+const admin: Knex = knexFactory({ client: kind === 'mysql' ? 'mysql2' : 'pg', connection: adminUrl, pool: { min: 0, max: 1 } });
+await admin.raw(`create database ${name}`);
+const url = new URL(adminUrl);
+const env = {
+  REPO_MAN_DB_JDBC: kind === 'mysql' ? 'mariadb' : 'postgres',
+  REPO_MAN_DB_HOST: url.hostname,
+  REPO_MAN_DB_PORT: url.port || (kind === 'mysql' ? '3306' : '5432'),
+  REPO_MAN_DB_USER: decodeURIComponent(url.username),
+  REPO_MAN_DB_PASS: decodeURIComponent(url.password),
+  REPO_MAN_DB_DATABASE: name,
+  REPO_MAN_ADMIN_PASSWORD: 'drain-admin-pw',
+  REPO_MAN_WEBHOOK_ALLOW_NETWORKS: '127.0.0.0/8',
+  REPO_MAN_LOG_LEVEL: 'warn',
+};
+const config = { ...loadConfig([], env), port: 0 };
+const receiver = await startReceiver();
+const server = await startServer(config, { log: createLogger('warn'), host: '127.0.0.1' });
+const db = server.db;
+/** The database's own processes serving this database (PostgreSQL only). */
+async function backendPids(): Promise<number[]> {
+  if (kind !== 'postgres') return [];
+  const { rows } = await admin.raw('select pid from pg_stat_activity where datname = ?', [name]);
+  return (rows as { pid: number }[]).map((r) => r.pid);
+}
+const dbCpu = async (pids: number[]) => pids.reduce((sum, pid) => sum + cpuMsOfPid(pid), 0);
+try {
+  const webhookId = randomUUID();
+  await db('webhooks').insert({ id: webhookId, url: `${receiver.url}/hook`, events: '["version.published"]', projects: null, active: true, secret: `whsec_${randomBytes(24).toString('base64')}` });
+  const body = JSON.stringify({ type: 'version.published', timestamp: new Date().toISOString(), data: { projectName: 'p', branch: 'main', groupId: 'g', artifactId: 'a', version: '1.0.0', padding: 'x'.repeat(300) } });
+  let seq = 0;
+  for (let round = 1; round <= rounds; round++) {
+    const rows = Array.from({ length: count }, () => ({
+      id: randomUUID(), webhook_id: webhookId, event_id: null, event_seq: ++seq, type: 'version.published', body,
+      status: 'pending', next_attempt_at: new Date(Date.now() + 3_600_000),
+    }));
+    for (let i = 0; i < rows.length; i += 500) await db('deliveries').insert(rows.slice(i, i + 500));
+    await new Promise((r) => setTimeout(r, 500));
+    const pids = await backendPids();
+    const before = { cpu: process.cpuUsage(), db: await dbCpu(pids), receiver: cpuMsOfPid(receiver.pid), at: performance.now() };
+    await db('deliveries').where({ status: 'pending' }).update({ next_attempt_at: db.fn.now(3) });
+    for (;;) {
+      const [{ n }] = (await db('deliveries').count({ n: '*' }).where({ status: 'pending' })) as [{ n: number | string }];
+      if (Number(n) === 0) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const seconds = (performance.now() - before.at) / 1000;
+    const used = process.cpuUsage(before.cpu);
+    const dbMs = (await dbCpu(pids)) - before.db;
+    const receiverMs = cpuMsOfPid(receiver.pid) - before.receiver;
+    const [{ n: delivered }] = (await db('deliveries').count({ n: '*' }).where({ status: 'delivered' })) as [{ n: number | string }];
+    process.stdout.write(
+      `${kind} round ${round}: ${count} deliveries in ${seconds.toFixed(2)} s = ${Math.round(count / seconds)}/s; ` +
+        `server CPU ${Math.round(((used.user + used.system) / count))} µs/delivery` +
+        (kind === 'postgres' ? `, PostgreSQL CPU ${Math.round((dbMs * 1000) / count)} µs/delivery` : '') +
+        `, receiver CPU ${Math.round((receiverMs * 1000) / count)} µs/delivery` +
+        `; delivered in all ${delivered}\n`,
+    );
+  }
+  const received = (await (await fetch(`${receiver.url}/received`)).json()) as [string, number][];
+  const ids = new Set(received.map(([id]) => id));
+  process.stdout.write(`received ${received.length} requests, ${ids.size} distinct webhook-ids\n`);
+} finally {
+  await server.stop(0);
+  await receiver.stop();
+  await admin.raw(kind === 'mysql' ? `drop database ${name}` : `drop database ${name} with (force)`);
+  await admin.destroy();
+}
