@@ -34,14 +34,14 @@ export function deliveryBody(event: ApiEvent): string {
   return JSON.stringify({ type: event.type, timestamp: event.timestamp, data: event.data });
 }
 
+/** The most events one dispatchEvents numbers. */
+export const EVENT_PAGE = 500;
+
 /**
  * Numbers newly committed events and, in the same transaction, queues their deliveries to every
  * active webhook that wants them. Any process may call it; one at a time does the work (`wait`:
  * for its turn; else nothing is done while another does it). The number of events numbered.
  */
-/** The most events one dispatchEvents numbers. */
-export const EVENT_PAGE = 500;
-
 export async function dispatchEvents(services: Pick<Services, 'db'>, options: { wait?: boolean } = {}): Promise<number> {
   return services.db.transaction(async (trx) => {
     const events = await sequenceEvents(trx, { limit: EVENT_PAGE, ...options });
@@ -49,11 +49,13 @@ export async function dispatchEvents(services: Pick<Services, 'db'>, options: { 
     const webhooks = await listWebhooks(trx, { activeOnly: true });
     const deliveries: NewDelivery[] = [];
     for (const event of events) {
-      const shaped = toApiEvent(event);
+      // Shaped once, and only for an event some webhook wants (none, most of the time).
+      let body: string | undefined;
       for (const webhook of webhooks) {
         if (!webhook.events.includes(event.type)) continue;
         if (webhook.projects && !(event.projectName !== null && webhook.projects.includes(event.projectName))) continue;
-        deliveries.push({ webhookId: webhook.id, eventId: event.id, eventSeq: event.seq, type: event.type, body: deliveryBody(shaped) });
+        body ??= deliveryBody(toApiEvent(event));
+        deliveries.push({ webhookId: webhook.id, eventId: event.id, eventSeq: event.seq, type: event.type, body });
       }
     }
     await insertDeliveries(trx, deliveries);
