@@ -20,7 +20,6 @@ import * as versionsTakeKey from './20261123120000_versions_take_key.js';
 import * as events from './20261125100000_events.js';
 import * as scheduleLeases from './20261125180000_schedule_leases.js';
 import * as trash from './20261125200000_trash.js';
-import * as branchCountsIndex from './20261127000000_branch_counts_index.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -35,7 +34,6 @@ const MIGRATIONS: Record<string, Migration> = {
   '20261125100000_events': events,
   '20261125180000_schedule_leases': scheduleLeases,
   '20261125200000_trash': trash,
-  '20261127000000_branch_counts_index': branchCountsIndex,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
