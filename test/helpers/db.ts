@@ -106,6 +106,9 @@ async function onMysqlServer(work: (conn: Knex) => Promise<unknown>): Promise<vo
   }
 }
 
+/** MariaDB/MySQL's "Error dropping database (can't rmdir ...)". */
+const ER_DB_DROP_RMDIR = 1010;
+
 /** Ends the sessions on the database, then drops it: what `drop database ... with (force)` does on PostgreSQL. */
 async function dropMysqlDatabase(conn: Knex, name: string): Promise<void> {
   const killSessions = async () => {
@@ -113,7 +116,20 @@ async function dropMysqlDatabase(conn: Knex, name: string): Promise<void> {
     for (const { id } of sessions as { id: number }[]) await conn.raw(`kill connection ${Number(id)}`).catch(() => {});
   };
   await killSessions();
-  await conn.raw(`drop database if exists ${name}`);
+  // A killed session's statement may still be running on the server (an ALTER TABLE of a migration
+  // stopped midway goes on until it has rolled back), its temporary table files in the database's
+  // folder: the drop then fails with 1010 ("Error dropping database", errno 39 "Directory not
+  // empty") until that statement is done. Tried again for up to 30 s.
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await conn.raw(`drop database if exists ${name}`);
+      break;
+    } catch (error) {
+      if ((error as { errno?: number }).errno !== ER_DB_DROP_RMDIR || attempt >= 150) throw error;
+      await killSessions();
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
   // A session opened between the listing and the drop keeps the dropped database as its current one
   // (MariaDB answers its queries with "table doesn't exist"); PostgreSQL's `with (force)` leaves none.
   await killSessions();
