@@ -70,10 +70,10 @@ export async function writeAudit(db: Db, entry: AuditEntry): Promise<void> {
 export async function writeAudits(db: Db, entries: AuditEntry[]): Promise<void> {
   for (let start = 0; start < entries.length; start += AUDIT_BATCH) {
     const batch = entries.slice(start, start + AUDIT_BATCH);
-    const row = `(${AUDIT_COLUMNS.map(() => '?').join(', ')})`;
-    await cachedRows(db, `audit:insert:${batch.length}`, batch.flatMap(auditValues), () =>
-      `insert into audit (${AUDIT_COLUMNS.join(', ')}) values ${Array.from(batch, () => row).join(', ')}`,
-    );
+    await cachedRows(db, `audit:insert:${batch.length}`, batch.flatMap(auditValues), () => {
+      const row = `(${AUDIT_COLUMNS.map(() => '?').join(', ')})`;
+      return `insert into audit (${AUDIT_COLUMNS.join(', ')}) values ${Array.from(batch, () => row).join(', ')}`;
+    });
   }
 }
 

@@ -239,7 +239,6 @@ async function serve(
   let status: number;
   let actor: Actor | undefined;
   let credential: SignedCredential | undefined;
-  let input: Pick<EndpointRequest<unknown, unknown, unknown>, 'params' | 'query' | 'body'> | undefined;
   let request: HandlerRequest | undefined;
   const address = clientAddress(req, services.config.trustProxy);
   try {
@@ -252,17 +251,22 @@ async function serve(
       const access = route.access(req, params);
       ({ actor, credential } = access instanceof Promise ? await access : access);
       try {
-        input = {
-          params: endpoint.params ? parse(endpoint.params, params) : params,
-          query: endpoint.query ? parseQuery(endpoint.query, parseQueryString(search)) : {},
-          body: endpoint.body ? parse(endpoint.body, await readJson(req, { optional: endpoint.bodyOptional })) : undefined,
-        };
+        request = new HandlerRequest(
+          endpoint.params ? parse(endpoint.params, params) : params,
+          endpoint.query ? parseQuery(endpoint.query, parseQueryString(search)) : {},
+          endpoint.body ? parse(endpoint.body, await readJson(req, { optional: endpoint.bodyOptional })) : undefined,
+          actor,
+          credential,
+          requestId,
+          address,
+          req.headers,
+          res,
+        );
       } catch (invalid) {
         // A credential left to the handler is still reported before a problem with the input.
         if (credential) await route.verify?.(req, params);
         throw invalid;
       }
-      request = new HandlerRequest(input.params, input.query, input.body, actor, credential, requestId, address, req.headers, res);
       try {
         answer = await endpoint.handler(request, services);
       } finally {
