@@ -23,14 +23,23 @@ import { seedVersions } from './seed.js';
 
 export const TRASH_RECORDS = 100_000;
 export const TRASH_ROUNDS = 2_000;
+/** The rounds are split into this many blocks, each on new sessions of the three databases. */
+export const TRASH_BLOCKS = 5;
 
 export interface TrashRow {
   scenario: ScenarioId;
   name: string;
-  /** Median milliseconds of one request's statements: seeded without deletes, after the deletes without a trash, after the same deletes into the trash. */
+  /** Median milliseconds of one request's statements over all rounds: seeded without deletes, after the deletes without a trash, after the same deletes into the trash. */
   seededMs: number;
   deletedMs: number;
   trashMs: number;
+  /** Median over the blocks of each block's trash / deleted and deleted / seeded (block medians): the figures the goal reads. */
+  trashRatio: number;
+  deletedRatio: number;
+  /** Each block's trash / deleted, in order (how far one block's sessions can sway it). */
+  blockRatios: number[];
+  /** Shared buffers one request's statements touch (EXPLAIN (ANALYZE, BUFFERS)), seeded, deleted, trash: the pages read, whatever the clock says. */
+  buffers: [number, number, number];
 }
 
 export interface TrashComparison {
@@ -40,6 +49,7 @@ export interface TrashComparison {
   deleted: number;
   trashed: number;
   rounds: number;
+  blocks: number;
   rows: TrashRow[];
   /** Seconds to make the two databases with the deletes, and to time all three. */
   seedSeconds: number;
@@ -167,15 +177,17 @@ export async function deletedPair(
   return { deleted: deletedDb, trash: copy };
 }
 
-const percent = (a: number, b: number) => `${Math.round((a / b) * 100)}%`;
+const percent = (ratio: number) => `${Math.round(ratio * 100)}%`;
 
 /** The medians of the three databases, as `npm run bench:trash` prints them and run.ts's report shows them. */
 export function trashTable(trash: TrashComparison): string {
   return [
-    '| request | seeded, no deletes, median ms | after the deletes, no trash | after the same deletes, with the trash | trash / same deletes without | after the deletes / no deletes |',
-    '|---|--:|--:|--:|--:|--:|',
+    '| request | seeded, no deletes, median ms | after the deletes, no trash | after the same deletes, with the trash | trash / same deletes without | its blocks | after the deletes / no deletes | shared buffers: seeded, deleted, trash |',
+    '|---|--:|--:|--:|--:|--:|--:|--:|',
     ...trash.rows.map(
-      (r) => `| ${r.name} | ${r.seededMs.toFixed(3)} | ${r.deletedMs.toFixed(3)} | ${r.trashMs.toFixed(3)} | ${percent(r.trashMs, r.deletedMs)} | ${percent(r.deletedMs, r.seededMs)} |`,
+      (r) =>
+        `| ${r.name} | ${r.seededMs.toFixed(3)} | ${r.deletedMs.toFixed(3)} | ${r.trashMs.toFixed(3)} | ${percent(r.trashRatio)} | ` +
+        `${r.blockRatios.map(percent).join(' ')} | ${percent(r.deletedRatio)} | ${r.buffers.join(', ')} |`,
     ),
   ].join('\n');
 }
@@ -183,9 +195,22 @@ export function trashTable(trash: TrashComparison): string {
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const countOf = async (pool: pg.Pool, table: string) => Number((await pool.query<{ n: string }>(`select count(*) as n from ${table}`)).rows[0]!.n);
 
+/** Shared buffers (hit and read) that one run of `sql` touches: the pages it reads, from its plan's top node. */
+async function buffersOf(pool: pg.Pool, sql: string, bindings: readonly unknown[]): Promise<number> {
+  const result = await pool.query<{ 'QUERY PLAN': [{ Plan: { 'Shared Hit Blocks': number; 'Shared Read Blocks': number } }] }>(
+    `explain (analyze, buffers, format json) ${sql}`,
+    [...bindings],
+  );
+  const plan = result.rows[0]!['QUERY PLAN'][0].Plan;
+  return plan['Shared Hit Blocks'] + plan['Shared Read Blocks'];
+}
+
 /**
  * Each scenario's statements on the three databases in turns, `rounds` times (each round starting
- * with the next database, so that none always runs first); the medians.
+ * with the next database, so that none always runs first), in `blocks` blocks: each block on new
+ * sessions of the three (a session's own speed, which process it is and where it runs, sways a
+ * block's medians by several percent either way; the median of the blocks' ratios does not follow
+ * one session). Beside the times, the buffers each request's statements touch on each database.
  */
 export async function compareTrash(
   seeded: pg.Pool,
@@ -193,24 +218,61 @@ export async function compareTrash(
   withTrash: pg.Pool,
   list: Scenario[],
   rounds: number,
+  blocks = TRASH_BLOCKS,
 ): Promise<Omit<TrashComparison, 'seedSeconds' | 'seconds' | 'deleted'>> {
   const pools = [seeded, deleted, withTrash];
   const live = (await Promise.all(pools.map((pool) => countOf(pool, 'versions')))) as [number, number, number];
   const trashed = await countOf(withTrash, 'versions_trash');
+  const perBlock = Math.max(1, Math.ceil(rounds / blocks));
   const rows: TrashRow[] = [];
   for (const scenario of list.filter((s) => s.statements.length > 0)) {
+    const run = (sessions: pg.PoolClient[]) => Promise.all(scenario.statements.map((s, i) => sessions[i]!.query(s.sql, [...s.bindings])));
     const times: number[][] = [[], [], []];
-    for (let i = 0; i < rounds; i++) {
-      for (let turn = 0; turn < pools.length; turn++) {
-        const side = (i + turn) % pools.length;
-        const started = process.hrtime.bigint();
-        await Promise.all(scenario.statements.map((s) => pools[side]!.query(s.sql, [...s.bindings])));
-        times[side]!.push(Number(process.hrtime.bigint() - started) / 1e6);
+    const trashRatios: number[] = [];
+    const deletedRatios: number[] = [];
+    for (let block = 0, done = 0; done < rounds; block++) {
+      // New sessions for the block, one per statement of the request (they run at once, as the server runs them).
+      const sessions = await Promise.all(pools.map((pool) => Promise.all(scenario.statements.map(() => pool.connect()))));
+      try {
+        for (const side of sessions) for (let i = 0; i < 20; i++) await run(side);
+        const blockTimes: number[][] = [[], [], []];
+        for (let i = 0; i < perBlock && done < rounds; i++, done++) {
+          for (let turn = 0; turn < pools.length; turn++) {
+            const side = (done + turn) % pools.length;
+            const started = process.hrtime.bigint();
+            await run(sessions[side]!);
+            blockTimes[side]!.push(Number(process.hrtime.bigint() - started) / 1e6);
+          }
+        }
+        const [s, d, t] = blockTimes.map(median) as [number, number, number];
+        trashRatios.push(t / d);
+        deletedRatios.push(d / s);
+        blockTimes.forEach((xs, side) => times[side]!.push(...xs));
+      } finally {
+        // Ended, not returned to the pool: the next block starts on new sessions.
+        for (const side of sessions) for (const session of side) session.release(true);
       }
     }
-    rows.push({ scenario: scenario.id, name: scenario.name, seededMs: median(times[0]!), deletedMs: median(times[1]!), trashMs: median(times[2]!) });
+    const buffers = await Promise.all(
+      pools.map(async (pool) => {
+        let sum = 0;
+        for (const s of scenario.statements) sum += await buffersOf(pool, s.sql, s.bindings);
+        return sum;
+      }),
+    );
+    rows.push({
+      scenario: scenario.id,
+      name: scenario.name,
+      seededMs: median(times[0]!),
+      deletedMs: median(times[1]!),
+      trashMs: median(times[2]!),
+      trashRatio: median(trashRatios),
+      deletedRatio: median(deletedRatios),
+      blockRatios: trashRatios,
+      buffers: buffers as [number, number, number],
+    });
   }
-  return { live, trashed, rounds, rows };
+  return { live, trashed, rounds, blocks, rows };
 }
 
 /**
@@ -249,6 +311,7 @@ async function main(): Promise<void> {
       records: { type: 'string', default: '1000000' },
       trash: { type: 'string', default: String(TRASH_RECORDS) },
       rounds: { type: 'string', default: String(TRASH_ROUNDS) },
+      blocks: { type: 'string', default: String(TRASH_BLOCKS) },
       'long-history': { type: 'string', default: String(LONG_HISTORY) },
       prefix: { type: 'string', default: 'repoadmin_bench_' },
     },
@@ -256,10 +319,11 @@ async function main(): Promise<void> {
   const records = Number(values.records);
   const trash = Number(values.trash);
   const rounds = Number(values.rounds);
+  const blocks = Number(values.blocks);
   const longHistory = Number(values['long-history']);
   const prefix = values.prefix!;
-  if (!(records >= KEYS) || !(trash >= 0) || !(rounds >= 1) || !(longHistory >= 0) || !/^[a-z_][a-z0-9_]*$/.test(prefix)) {
-    throw new Error(`--records must be at least ${KEYS}, --trash 0 or more, --rounds 1 or more, --long-history 0 or more, --prefix a lower-case SQL name`);
+  if (!(records >= KEYS) || !(trash >= 0) || !(rounds >= 1) || !(blocks >= 1 && blocks <= rounds) || !(longHistory >= 0) || !/^[a-z_][a-z0-9_]*$/.test(prefix)) {
+    throw new Error(`--records must be at least ${KEYS}, --trash 0 or more, --rounds 1 or more, --blocks 1 to --rounds, --long-history 0 or more, --prefix a lower-case SQL name`);
   }
   const progress = (line: string) => process.stderr.write(`${line}\n`);
   const base = new URL(values['pg-url']!);
@@ -271,7 +335,7 @@ async function main(): Promise<void> {
     const pair = await deletedPair(base, prefix, records + trash, trash, longHistory, progress, (drop) => drops.push(drop));
     const seedSeconds = since(started);
     started = performance.now();
-    const compared = await compareTrash(seeded.pool, pair.deleted.pool, pair.trash.pool, scenarios(), rounds);
+    const compared = await compareTrash(seeded.pool, pair.deleted.pool, pair.trash.pool, scenarios(), rounds, blocks);
     progress(`live: ${compared.live.join(', ')}; deleted: ${trash}; in the trash: ${compared.trashed}`);
     process.stdout.write(`${trashTable({ ...compared, deleted: trash, seedSeconds, seconds: since(started) })}\n`);
   } finally {
