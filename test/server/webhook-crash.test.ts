@@ -1,7 +1,8 @@
 // kill -9 of the server with webhook deliveries pending: after a restart every event is delivered
 // (distinct webhook-ids = events), and with --workers 3 no delivery is in flight twice at once.
-// The server is the built binary; the receiver answers slowly so that deliveries queue up.
-import { describe, expect, it } from 'vitest';
+// The server is the built binary; the receiver answers slowly so that deliveries queue up. The
+// database kinds run at once: each waits out a killed sender's lease (30 s), and the waits overlap.
+import { describe, it } from 'vitest';
 import { MYSQL_URL, PG_URL, type TestDatabase, createTestDatabase, dbKinds } from '../helpers/db.js';
 import { cleanEnv, startServerProcess, tempDir } from '../helpers/process.js';
 import { eventually, startReceiver } from '../helpers/receiver.js';
@@ -22,8 +23,8 @@ async function call(url: string, method: string, path: string, token?: string, b
   return { status: res.status, body: text ? JSON.parse(text) : undefined };
 }
 
-describe.each(dbKinds())('webhook deliveries across kill -9 on %s', (kind) => {
-  it('delivers every event after a crash with deliveries pending, and several workers never send one twice at once', async () => {
+describe.concurrent.each(dbKinds())('webhook deliveries across kill -9 on %s', (kind) => {
+  it('delivers every event after a crash with deliveries pending, and several workers never send one twice at once', async ({ expect }) => {
     let database: TestDatabase | undefined;
     const env: Record<string, string> = {
       REPO_MAN_ADMIN_PASSWORD: ADMIN_PASSWORD,
