@@ -10,7 +10,7 @@
 // "trash / deleted" isolates the records in the trash; "deleted / seeded" is what any delete of that
 // many records costs the reads (the pages its rows and the rows of the counts it rewrote leave
 // behind), trash or not. The SQL is the server's own (bench/scenarios.ts), timed in alternating
-// turns so that all three see the same machine.
+// turns so that all three see the same machine, in blocks on new sessions (compareTrash).
 import { randomBytes } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -24,7 +24,7 @@ import { seedVersions } from './seed.js';
 export const TRASH_RECORDS = 100_000;
 export const TRASH_ROUNDS = 2_000;
 /** The rounds are split into this many blocks, each on new sessions of the three databases. */
-export const TRASH_BLOCKS = 5;
+export const TRASH_BLOCKS = 20;
 
 export interface TrashRow {
   scenario: ScenarioId;
@@ -207,10 +207,11 @@ async function buffersOf(pool: pg.Pool, sql: string, bindings: readonly unknown[
 
 /**
  * Each scenario's statements on the three databases in turns, `rounds` times (each round starting
- * with the next database, so that none always runs first), in `blocks` blocks: each block on new
- * sessions of the three (a session's own speed, which process it is and where it runs, sways a
- * block's medians by several percent either way; the median of the blocks' ratios does not follow
- * one session). Beside the times, the buffers each request's statements touch on each database.
+ * with the next database, so that none always runs first), in `blocks` blocks: each block on a new
+ * session of each of the three (a session's own speed, which process it is and where it runs, sways
+ * a block's medians by several percent either way; the median of the blocks' ratios does not follow
+ * one session). A request's statements run one after the other on the session. Beside the times,
+ * the buffers each request's statements touch on each database.
  */
 export async function compareTrash(
   seeded: pg.Pool,
@@ -226,13 +227,17 @@ export async function compareTrash(
   const perBlock = Math.max(1, Math.ceil(rounds / blocks));
   const rows: TrashRow[] = [];
   for (const scenario of list.filter((s) => s.statements.length > 0)) {
-    const run = (sessions: pg.PoolClient[]) => Promise.all(scenario.statements.map((s, i) => sessions[i]!.query(s.sql, [...s.bindings])));
+    // One after the other on one session: the database's work for the request, without two sessions
+    // racing for two cores (which alone swung a block's ratio from 64% to 146%).
+    const run = async (session: pg.PoolClient) => {
+      for (const s of scenario.statements) await session.query(s.sql, [...s.bindings]);
+    };
     const times: number[][] = [[], [], []];
     const trashRatios: number[] = [];
     const deletedRatios: number[] = [];
     for (let block = 0, done = 0; done < rounds; block++) {
-      // New sessions for the block, one per statement of the request (they run at once, as the server runs them).
-      const sessions = await Promise.all(pools.map((pool) => Promise.all(scenario.statements.map(() => pool.connect()))));
+      // A new session on each database for the block.
+      const sessions = await Promise.all(pools.map((pool) => pool.connect()));
       try {
         for (const side of sessions) for (let i = 0; i < 20; i++) await run(side);
         const blockTimes: number[][] = [[], [], []];
@@ -250,7 +255,7 @@ export async function compareTrash(
         blockTimes.forEach((xs, side) => times[side]!.push(...xs));
       } finally {
         // Ended, not returned to the pool: the next block starts on new sessions.
-        for (const side of sessions) for (const session of side) session.release(true);
+        for (const session of sessions) session.release(true);
       }
     }
     const buffers = await Promise.all(
