@@ -192,6 +192,9 @@ export function trashTable(trash: TrashComparison): string {
   ].join('\n');
 }
 
+/** Requests on each new session before a block is timed. */
+const WARM_UP = 20;
+
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const countOf = async (pool: pg.Pool, table: string) => Number((await pool.query<{ n: string }>(`select count(*) as n from ${table}`)).rows[0]!.n);
 
@@ -219,12 +222,13 @@ export async function compareTrash(
   withTrash: pg.Pool,
   list: Scenario[],
   rounds: number,
-  blocks = TRASH_BLOCKS,
+  /** No more than `rounds` of them are made: every block has a round at least. */
+  asked = TRASH_BLOCKS,
 ): Promise<Omit<TrashComparison, 'seedSeconds' | 'seconds' | 'deleted'>> {
+  const blocks = Math.min(asked, rounds);
   const pools = [seeded, deleted, withTrash];
   const live = (await Promise.all(pools.map((pool) => countOf(pool, 'versions')))) as [number, number, number];
   const trashed = await countOf(withTrash, 'versions_trash');
-  const perBlock = Math.max(1, Math.ceil(rounds / blocks));
   const rows: TrashRow[] = [];
   for (const scenario of list.filter((s) => s.statements.length > 0)) {
     // One after the other on one session: the database's work for the request, without two sessions
@@ -235,15 +239,16 @@ export async function compareTrash(
     const times: number[][] = [[], [], []];
     const trashRatios: number[] = [];
     const deletedRatios: number[] = [];
-    for (let block = 0, done = 0; done < rounds; block++) {
+    for (let block = 0; block < blocks; block++) {
       // A new session on each database for the block.
       const sessions = await Promise.all(pools.map((pool) => pool.connect()));
       try {
-        for (const side of sessions) for (let i = 0; i < 20; i++) await run(side);
+        for (const side of sessions) for (let i = 0; i < WARM_UP; i++) await run(side);
         const blockTimes: number[][] = [[], [], []];
-        for (let i = 0; i < perBlock && done < rounds; i++, done++) {
+        // This block's share of the rounds: as many as the next block's, give or take one.
+        for (let i = Math.floor((block * rounds) / blocks); i < Math.floor(((block + 1) * rounds) / blocks); i++) {
           for (let turn = 0; turn < pools.length; turn++) {
-            const side = (done + turn) % pools.length;
+            const side = (i + turn) % pools.length;
             const started = process.hrtime.bigint();
             await run(sessions[side]!);
             blockTimes[side]!.push(Number(process.hrtime.bigint() - started) / 1e6);

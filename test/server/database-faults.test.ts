@@ -190,7 +190,8 @@ describe.runIf(pgAvailable())('a failing PostgreSQL', () => {
         // (57P01), or, on a connection the pool held idle while its session was terminated, node-postgres's
         // own "Connection terminated unexpectedly" (the server's notice is lost with the socket).
         // The whole line in the failure message: a reason not listed here is shown, not cut short.
-        expect(outageLines(server)[0], outageLines(server)[0]).toMatch(/"reason":"(57P01: |55000: |Connection terminated unexpectedly")/);
+        const outage = outageLines(server)[0];
+        expect(outage, outage).toMatch(/"reason":"(57P01: |55000: |Connection terminated unexpectedly")/);
         await admin.raw(`alter database ${name} allow_connections true`);
         await eventually(async () => (await server.request('POST', '/v1/repositories/search', { body: {} })).status === 200);
       } finally {
