@@ -8,6 +8,11 @@ export default defineConfig({
     hookTimeout: 60_000,
     pool: 'forks',
     maxWorkers: 2,
+    // Each worker process runs its files one after another instead of starting afresh for each:
+    // the suite took 889 s isolated and 704 s not, on one 2-core machine (docs/images.md, "CI").
+    // What belongs to a process (the statement cache, say) is shared by the files a worker runs,
+    // so a test of it asks what is already there.
+    isolate: false,
     projects: [
       {
         extends: true,

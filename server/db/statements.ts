@@ -29,3 +29,6 @@ export async function cachedRows(db: Db, shape: string, values: unknown[], build
   }
   return dialect.runStatement(db, statement, values);
 }
+
+/** How many shapes this process keeps, of every dialect and database it has opened. */
+export const keptShapes = (): number => shapes.size;
