@@ -9,7 +9,7 @@ export default defineConfig({
     pool: 'forks',
     maxWorkers: 2,
     // Each worker process runs its files one after another instead of starting afresh for each:
-    // the suite took 889 s isolated and 704 s not, on one 2-core machine (docs/images.md, "CI").
+    // on one 2-core machine the Node 20 suite took 889 s isolated and 704 s not (docs/testing.md).
     // What belongs to a process (the statement cache, say) is shared by the files a worker runs,
     // so a test of it asks what is already there.
     isolate: false,
