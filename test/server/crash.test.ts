@@ -7,7 +7,7 @@ import knexFactory from 'knex';
 import { describe, expect, it } from 'vitest';
 import type { DbKind } from '../../server/config.js';
 import { type TestDatabase, createTestDatabase, dbKinds } from '../helpers/db.js';
-import { cleanEnv, startServerProcess, tempDir } from '../helpers/process.js';
+import { cleanEnv, embeddedDataDir, startServerProcess } from '../helpers/process.js';
 
 const WORKERS = 8;
 const KEYS = 4;
@@ -111,7 +111,7 @@ describe.each(dbKinds())('kill -9 under publish load on %s', (kind) => {
     let database: TestDatabase | undefined;
     const env: Record<string, string> = { REPO_MAN_ADMIN_PASSWORD: ADMIN_PASSWORD, REPO_MAN_BCRYPT_COST: '4', REPO_MAN_LOG_LEVEL: 'warn' };
     if (kind === 'pglite') {
-      env.REPO_MAN_DATA_DIR = tempDir();
+      env.REPO_MAN_DATA_DIR = embeddedDataDir();
     } else {
       database = await createTestDatabase(kind);
       Object.assign(env, databaseEnv(kind, database));

@@ -6,6 +6,7 @@ import { execFile, spawnSync } from 'node:child_process';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { isLoopback } from '../../server/services/auth.js';
+import { embeddedDataDir } from '../helpers/process.js';
 import { namespaceSkip } from '../helpers/skip.js';
 
 const OTHER = '192.0.2.1';
@@ -29,12 +30,15 @@ interface Answer {
  * each address in `from` (to the same address, or to 127.0.0.1 from loopback).
  */
 async function loginsInNamespace(args: string[], password: string, from: string[]): Promise<Answer[]> {
+  // A copy of the run's migrated embedded database, without users: the server's first start makes
+  // the administrator, as on a new folder.
+  const dataDir = embeddedDataDir();
   const script = `
     import http from 'node:http';
     const { loadConfig } = await import(${module('../../server/config.ts')});
     const { startServer } = await import(${module('../../server/start.ts')});
     const { createLogger } = await import(${module('../../server/log.ts')});
-    const config = loadConfig(['--port', '0', '--repoadmin_data_dir', 'memory://', '--repoadmin_bcrypt_cost', '4', ...${JSON.stringify(args)}], {});
+    const config = loadConfig(['--port', '0', '--repoadmin_data_dir', ${JSON.stringify(dataDir)}, '--repoadmin_bcrypt_cost', '4', ...${JSON.stringify(args)}], {});
     const server = await startServer(config, { log: createLogger('silent') });
     const login = (address) => new Promise((resolve) => {
       const body = JSON.stringify({ username: 'admin', password: ${JSON.stringify(password)} });

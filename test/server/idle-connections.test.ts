@@ -4,7 +4,7 @@
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HTTP_LIMITS } from '../../server/http-server.js';
-import { type ServerProcess, cleanEnv, startServerProcess, tempDir } from '../helpers/process.js';
+import { type ServerProcess, cleanEnv, embeddedDataDir, startServerProcess } from '../helpers/process.js';
 
 const SILENT = 2_000;
 const HALF_HEADERS = 200;
@@ -47,7 +47,7 @@ function open(port: number, first?: string): Promise<Watched> {
 describe('crowded sockets', () => {
   let server: ServerProcess;
   beforeAll(async () => {
-    server = await startServerProcess([], cleanEnv({ REPO_MAN_DATA_DIR: tempDir(), REPO_MAN_LOG_LEVEL: 'warn', REPO_MAN_BCRYPT_COST: '4' }));
+    server = await startServerProcess([], cleanEnv({ REPO_MAN_DATA_DIR: embeddedDataDir(), REPO_MAN_LOG_LEVEL: 'warn', REPO_MAN_BCRYPT_COST: '4' }));
   });
   afterAll(async () => {
     await server?.stop('SIGKILL');

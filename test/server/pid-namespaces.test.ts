@@ -4,9 +4,8 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BIN, cleanEnv, tempDir } from '../helpers/process.js';
+import { BIN, cleanEnv, embeddedDataDir } from '../helpers/process.js';
 import { namespaceSkip } from '../helpers/skip.js';
 
 const probe = process.platform === 'linux' ? spawnSync('unshare', ['--pid', '--fork', 'true'], { encoding: 'utf8' }) : undefined;
@@ -42,7 +41,7 @@ function serverPid(unshare: ChildProcess): number {
 
 describe.skipIf(namespaceSkip('servers in two pid namespaces', unavailable))('one embedded folder, two pid namespaces', { timeout: 180_000 }, () => {
   it('refuses the second server with a clear message, and after a kill -9 of the first a restart opens it at once', async () => {
-    const dataDir = path.join(tempDir(), 'data');
+    const dataDir = embeddedDataDir();
     const first = serverInNamespace(dataDir);
     try {
       expect(await first.listening, first.stderr()).toBe(true);

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { PG_URL, pgAvailable } from '../helpers/db.js';
 import { skipping } from '../helpers/skip.js';
-import { BIN, ROOT, type ServerProcess, cleanEnv, run, startServerProcess, tempDir } from '../helpers/process.js';
+import { BIN, ROOT, type ServerProcess, cleanEnv, run, embeddedDataDir, startServerProcess, tempDir } from '../helpers/process.js';
 
 const FAST = { REPO_MAN_BCRYPT_COST: '4', REPO_MAN_LOG_LEVEL: 'warn' };
 /** Tests that start embedded-database servers: each start takes 10 to 15 s on a busy two-core machine. */
@@ -28,7 +28,7 @@ describe('the server process', () => {
   });
 
   it('says where it listens and which database it uses, and how to change the first password', async () => {
-    const dir = tempDir();
+    const dir = embeddedDataDir();
     const server = await startServerProcess([], cleanEnv({ ...FAST, REPO_MAN_DATA_DIR: dir }));
     running.push(server);
     expect(server.stderr()).toContain(`database: embedded PGlite at ${dir}`);
@@ -38,7 +38,7 @@ describe('the server process', () => {
   }, SERVER_TEST_MS);
 
   it('refuses a second server on the same embedded folder while the first keeps working', async () => {
-    const dir = tempDir();
+    const dir = embeddedDataDir();
     const env = cleanEnv({ ...FAST, REPO_MAN_DATA_DIR: dir, REPO_MAN_ADMIN_PASSWORD: 'first-admin-pw' });
     const first = await startServerProcess([], env);
     running.push(first);
@@ -72,7 +72,7 @@ describe('the server process', () => {
   }, SERVER_TEST_MS);
 
   it('starts again after a SIGKILL, and tokens survive the restart (the secret is stored)', async () => {
-    const dir = tempDir();
+    const dir = embeddedDataDir();
     const env = cleanEnv({ ...FAST, REPO_MAN_DATA_DIR: dir, REPO_MAN_ADMIN_PASSWORD: 'restart-admin-pw' });
     const first = await startServerProcess([], env);
     const token = await login(first.url, 'restart-admin-pw');

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { type ServerProcess, cleanEnv, run, startServerProcess, tempDir } from '../helpers/process.js';
+import { type ServerProcess, cleanEnv, run, embeddedDataDir, startServerProcess, tempDir } from '../helpers/process.js';
 
 const FAST = { REPO_MAN_BCRYPT_COST: '4', REPO_MAN_LOG_LEVEL: 'warn' };
 
@@ -43,7 +43,7 @@ describe('starting the server', () => {
   const hint = (cli: string, url: string) => `  ${cli} login --url ${url.replace('127.0.0.1', 'localhost')} --username admin && ${cli} user passwd\n`;
 
   it('names `npx repoadmin` in the first-start hint when started through npm from a checkout', async () => {
-    const server = await startServerProcess([], serverEnv({ REPO_MAN_DATA_DIR: tempDir(), PATH: PLAIN_PATH, npm_command: 'start' }));
+    const server = await startServerProcess([], serverEnv({ REPO_MAN_DATA_DIR: embeddedDataDir(), PATH: PLAIN_PATH, npm_command: 'start' }));
     running.push(server);
     expect(server.stderr()).toContain(hint('npx repoadmin', server.url));
     expect(await server.stop()).toBe(0);

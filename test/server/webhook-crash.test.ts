@@ -4,7 +4,7 @@
 // database kinds run at once: each waits out a killed sender's lease (30 s), and the waits overlap.
 import { describe, it } from 'vitest';
 import { MYSQL_URL, PG_URL, type TestDatabase, createTestDatabase, dbKinds } from '../helpers/db.js';
-import { cleanEnv, startServerProcess, tempDir } from '../helpers/process.js';
+import { cleanEnv, embeddedDataDir, startServerProcess } from '../helpers/process.js';
 import { eventually, startReceiver } from '../helpers/receiver.js';
 
 const ADMIN_PASSWORD = 'crash-admin-pw';
@@ -34,7 +34,7 @@ describe.concurrent.each(dbKinds())('webhook deliveries across kill -9 on %s', (
       REPO_MAN_WEBHOOK_RETRY_SCHEDULE: '200ms,200ms,200ms,200ms,200ms',
     };
     if (kind === 'pglite') {
-      env.REPO_MAN_DATA_DIR = tempDir();
+      env.REPO_MAN_DATA_DIR = embeddedDataDir();
     } else {
       database = await createTestDatabase(kind);
       const url = new URL(kind === 'mysql' ? MYSQL_URL! : PG_URL!);
