@@ -41,6 +41,7 @@ export default async function setup(project: TestProject): Promise<() => void> {
   return () => {
     if (outerTmp === undefined) delete process.env.TMPDIR;
     else process.env.TMPDIR = outerTmp;
-    fs.rmSync(root, { recursive: true, force: true });
+    // A child a test stopped (a database being created, say) may still be writing for a moment.
+    fs.rmSync(root, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
   };
 }
