@@ -68,7 +68,11 @@ export async function startServerProcess(args: string[], env: NodeJS.ProcessEnv,
   child.stdout!.resume();
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start in time:\n${stderr}`)), timeoutMs);
+    const timer = setTimeout(() => {
+      // Not left running after the test: it would go on holding its port and folder.
+      child.kill('SIGKILL');
+      reject(new Error(`server did not start in time:\n${stderr}`));
+    }, timeoutMs);
     child.stderr!.on('data', (chunk: Buffer) => {
       stderr += chunk.toString();
       const m = /listening on (http:\/\/[^\s,]+)/.exec(stderr);
