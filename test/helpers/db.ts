@@ -142,6 +142,13 @@ async function dropMysqlDatabase(conn: Knex, name: string): Promise<void> {
   await killSessions();
 }
 
+/** Copies the run's migrated embedded database (test/helpers/pglite-template.ts) to `root`/data, and returns that folder. */
+export function copyPgliteTemplate(root: string): string {
+  const dataDir = path.join(root, 'data');
+  fs.cpSync(inject('pgliteTemplate'), dataDir, { recursive: true });
+  return dataDir;
+}
+
 /**
  * A database for a test server: on PGlite a copy of the run's migrated embedded database
  * (test/helpers/pglite-template.ts) in a folder of its own, removed by `drop`; on a database
@@ -150,8 +157,7 @@ async function dropMysqlDatabase(conn: Knex, name: string): Promise<void> {
 export async function createServerTestDatabase(kind: DbKind): Promise<TestDatabase> {
   if (kind !== 'pglite') return createTestDatabase(kind);
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'repoadmin-db-'));
-  const dataDir = path.join(root, 'data');
-  fs.cpSync(inject('pgliteTemplate'), dataDir, { recursive: true });
+  const dataDir = copyPgliteTemplate(root);
   const database = await createTestDatabase(kind, dataDir);
   return { ...database, drop: async () => fs.rmSync(root, { recursive: true, force: true }) };
 }

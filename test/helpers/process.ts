@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { inject } from 'vitest';
+import { copyPgliteTemplate } from './db.js';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const BIN = path.join(ROOT, 'bin', 'repoadmin');
@@ -37,9 +37,7 @@ export function tempDir(prefix = 'repoadmin-test-'): string {
  * second of CPU where creating it takes about five. Removed when the test process exits.
  */
 export function embeddedDataDir(): string {
-  const dir = path.join(tempDir(), 'data');
-  fs.cpSync(inject('pgliteTemplate'), dir, { recursive: true });
-  return dir;
+  return copyPgliteTemplate(tempDir());
 }
 
 /** A clean environment: no REPO_MAN_* or REPOADMIN_* leaking in from the caller's. */
