@@ -1,4 +1,5 @@
 // The real app on 127.0.0.1, an ephemeral port and a real database, for tests.
+import http from 'node:http';
 import { Writable } from 'node:stream';
 import type { Knex } from 'knex';
 import { type DbKind, type ServerConfig, loadConfig } from '../../server/config.js';
@@ -7,6 +8,7 @@ import { DEFAULT_ADMIN_ID } from '../../server/services/users.js';
 import type { Scheduler } from '../../server/schedule.js';
 import { type StartOptions, startServer } from '../../server/start.js';
 import { type TestDatabase, createServerTestDatabase } from './db.js';
+import { sendRequest } from './http.js';
 
 /** The administrator's password in test servers (unless `mustChangeAdminPassword`). */
 export const ADMIN_PASSWORD = 'admin-secret-1';
@@ -76,23 +78,29 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const server = await startServer(config, { log, host: '127.0.0.1', now: options.now, schedule: options.schedule });
   const url = `http://127.0.0.1:${server.port}`;
 
+  // One keep-alive agent per server, destroyed with it; sendRequest (./http.ts) says why not fetch.
+  const agent = new http.Agent({ keepAlive: true });
   const request: TestServer['request'] = async (method, path, opts = {}) => {
     const headers: Record<string, string> = { ...opts.headers };
     if (opts.token) headers.Authorization = `Bearer ${opts.token}`;
-    let body: string | undefined;
+    let body: Buffer | undefined;
     if (opts.body !== undefined) {
-      body = typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body);
+      body = Buffer.from(typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body));
       headers['Content-Type'] ??= 'application/json';
+      headers['Content-Length'] = String(body.length);
     }
-    const response = await fetch(url + path, { method, headers, body });
-    const text = await response.text();
+    // The URL parser encodes and normalises the path as fetch would.
+    const target = new URL(url + path);
+    const { status, rawHeaders, text } = await sendRequest(agent, { method, host: target.hostname, port: target.port, path: target.pathname + target.search, headers }, body);
+    const responseHeaders = new Headers();
+    for (let i = 0; i + 1 < rawHeaders.length; i += 2) responseHeaders.append(rawHeaders[i] as string, rawHeaders[i + 1] as string);
     let parsed: unknown = undefined;
     try {
       parsed = text ? JSON.parse(text) : undefined;
     } catch {
       parsed = undefined;
     }
-    return { status: response.status, headers: response.headers, body: parsed, text };
+    return { status, headers: responseHeaders, body: parsed, text };
   };
 
   let adminToken: string | undefined;
@@ -114,6 +122,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       return adminToken;
     },
     async close() {
+      agent.destroy();
       await server.stop(0);
       if (ownDatabase) await database.drop();
       // No endpoint may answer 500 in the test suite: the log says why where one did.
