@@ -1,6 +1,7 @@
 // The built `bin/repoadmin` as a real process: a server to talk to, or a command to run.
 import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
+import net, { type AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,6 +24,23 @@ process.once('exit', () => {
     }
   }
 });
+
+/**
+ * A port nothing on 127.0.0.1 listens on now, for a process that must be told its port before it
+ * starts. A fixed number would be shared by two runs of the suite at once (HAProxy binds with
+ * SO_REUSEPORT, so its connections went half to the other run's servers); the kernel could hand
+ * this one out again before it is bound, which it does not do at once.
+ */
+export async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', resolve);
+  });
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
 
 /** A new temporary folder, removed when the test process exits. */
 export function tempDir(prefix = 'repoadmin-test-'): string {

@@ -4,7 +4,7 @@ import net from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { createTestDatabase, pgAvailable } from '../helpers/db.js';
 import { childrenOf, databaseEnv, sleep, waitFor } from '../helpers/instances.js';
-import { cleanEnv, startServerProcess } from '../helpers/process.js';
+import { cleanEnv, freePort, startServerProcess } from '../helpers/process.js';
 
 const ENV = { REPO_MAN_BCRYPT_COST: '4', REPO_MAN_LOG_LEVEL: 'warn', REPO_MAN_ADMIN_PASSWORD: 'cluster-admin-pw' };
 
@@ -27,8 +27,8 @@ function total(text: string, name: string): number {
 describe.skipIf(!pgAvailable())('--workers on PostgreSQL', () => {
   it('replaces workers killed together and a replacement killed before it listens; SIGTERM stops it with exit 0', { timeout: 120_000 }, async () => {
     const database = await createTestDatabase('postgres');
-    // A fixed port: with port 0, the port of workers that all died changes with their replacements.
-    const server = await startServerProcess(['--port', '19611', '--workers', '3'], cleanEnv({ ...ENV, ...databaseEnv(database.settings) }), 60_000);
+    // A port given, not 0: with port 0, the port of workers that all died changes with their replacements.
+    const server = await startServerProcess(['--port', String(await freePort()), '--workers', '3'], cleanEnv({ ...ENV, ...databaseEnv(database.settings) }), 60_000);
     try {
       const primary = server.child.pid!;
       await waitFor('three workers', () => childrenOf(primary).length === 3, 30_000);

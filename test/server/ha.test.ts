@@ -8,10 +8,9 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createTestDatabase, pgAvailable } from '../helpers/db.js';
 import { databaseEnv, sleep, waitFor } from '../helpers/instances.js';
-import { ROOT, type ServerProcess, cleanEnv, startServerProcess, tempDir } from '../helpers/process.js';
+import { ROOT, type ServerProcess, cleanEnv, freePort, startServerProcess, tempDir } from '../helpers/process.js';
 import { skipping } from '../helpers/skip.js';
 
-const PROXY_PORT = 19620;
 const PUBLISHERS = 4;
 const KEYS = 6;
 const ADMIN_PASSWORD = 'ha-admin-password';
@@ -32,11 +31,11 @@ if (!haveHaproxy && process.env.CI) throw new Error('haproxy is not installed (a
 skipping('the HA topology test', haveHaproxy ? (pgAvailable() ? undefined : 'no PostgreSQL (REPOADMIN_TEST_PG_URL)') : 'haproxy is not installed');
 
 /** deploy/haproxy.cfg with this test's port and servers in place of the compose file's. */
-function proxyConfig(servers: string[]): string {
+function proxyConfig(port: number, servers: string[]): string {
   const config = fs.readFileSync(path.join(ROOT, 'deploy', 'haproxy.cfg'), 'utf8');
   const lines = servers.map((address, i) => `    server repoadmin${i + 1} ${address} check`).join('\n');
   return config
-    .replace(/^ {4}bind :9090$/m, `    bind 127.0.0.1:${PROXY_PORT}`)
+    .replace(/^ {4}bind :9090$/m, `    bind 127.0.0.1:${port}`)
     .replace(/^ {4}log stdout .*$/m, '')
     .replace(/(^ {4}server repoadmin\d .*\n?)+/m, `${lines}\n`);
 }
@@ -107,11 +106,12 @@ describe.skipIf(!haveHaproxy || !pgAvailable())('three instances behind HAProxy 
       servers.push(...(await Promise.all([0, 1, 2].map(() => startServerProcess([], env, 60_000)))));
       const dir = tempDir();
       const cfg = path.join(dir, 'haproxy.cfg');
-      fs.writeFileSync(cfg, proxyConfig(servers.map((s) => new URL(s.url).host)));
+      const proxyPort = await freePort();
+      fs.writeFileSync(cfg, proxyConfig(proxyPort, servers.map((s) => new URL(s.url).host)));
       proxy = spawn(HAPROXY, ['-db', '-f', cfg], { stdio: ['ignore', 'ignore', 'pipe'] });
       let proxyLog = '';
       proxy.stderr!.on('data', (chunk: Buffer) => (proxyLog += chunk.toString()));
-      const url = `http://127.0.0.1:${PROXY_PORT}`;
+      const url = `http://127.0.0.1:${proxyPort}`;
       await waitFor('the proxy', async () => (await fetch(`${url}/health/ready`).then((r) => r.status, () => 0)) === 200, 20_000).catch((error: Error) => {
         throw new Error(`${error.message}\n${proxyLog}`);
       });

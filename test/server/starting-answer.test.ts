@@ -3,21 +3,20 @@
 import { spawn } from 'node:child_process';
 import { expect, it } from 'vitest';
 import { sleep } from '../helpers/instances.js';
-import { BIN, cleanEnv, tempDir } from '../helpers/process.js';
-
-const PORT = 19631;
+import { BIN, cleanEnv, freePort, tempDir } from '../helpers/process.js';
 
 it('carries X-Request-Id and the security headers, and is logged', { timeout: 90_000 }, async () => {
   // A slow first password hash keeps the server starting for a few seconds.
+  const port = await freePort();
   const env = cleanEnv({ REPO_MAN_DATA_DIR: tempDir(), REPO_MAN_BCRYPT_COST: '15', REPO_MAN_ADMIN_PASSWORD: 'starting-admin-pw' });
-  const child = spawn(process.execPath, [BIN, 'server', '--port', String(PORT)], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [BIN, 'server', '--port', String(port)], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   child.stderr!.resume();
   try {
     let answer: Response | undefined;
     for (let i = 0; i < 300 && !answer; i++) {
-      answer = await fetch(`http://127.0.0.1:${PORT}/v1/users`, { headers: { 'X-Request-Id': 'while-starting-1' } }).catch(() => undefined);
+      answer = await fetch(`http://127.0.0.1:${port}/v1/users`, { headers: { 'X-Request-Id': 'while-starting-1' } }).catch(() => undefined);
       if (!answer) await sleep(20);
     }
     expect(answer?.status).toBe(503);
