@@ -109,7 +109,12 @@ async function onMysqlServer(work: (conn: Knex) => Promise<unknown>): Promise<vo
 /** MariaDB/MySQL's "Error dropping database (can't rmdir ...)". */
 const ER_DB_DROP_RMDIR = 1010;
 
-/** Ends the sessions on the database, then drops it: what `drop database ... with (force)` does on PostgreSQL. */
+/**
+ * Ends the sessions on the database, then drops it: what `drop database ... with (force)` does on PostgreSQL.
+ * A session of another test shows this database as its own while it reads this database's catalogue
+ * (MariaDB loading its triggers for `information_schema.triggers` without a lookup by table schema),
+ * and is ended too: tests read the catalogue of their own database only.
+ */
 async function dropMysqlDatabase(conn: Knex, name: string): Promise<void> {
   const killSessions = async () => {
     const [sessions] = await conn.raw('select id as id from information_schema.processlist where db = ? and id <> connection_id()', [name]);

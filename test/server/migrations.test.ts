@@ -96,7 +96,11 @@ async function schemaOf(db: Db, kind: DbKind): Promise<string[]> {
       "select concat_ws(' ', table_name, column_name, column_type, is_nullable, column_default, collation_name, generation_expression) as name from information_schema.columns where table_schema = database()",
       "select concat_ws(' ', table_name, index_name, non_unique, seq_in_index, column_name) as name from information_schema.statistics where table_schema = database()",
       "select concat_ws(' ', table_name, constraint_name, delete_rule) as name from information_schema.referential_constraints where constraint_schema = database()",
-      "select concat_ws(' ', trigger_name, action_timing, event_manipulation) as name from information_schema.triggers where trigger_schema = database()",
+      // By the table's schema (the same as the trigger's): MariaDB looks that one up, but reads
+      // `trigger_schema = database()` by loading every database's triggers, and while it loads
+      // another database's its session shows that database as its own, which a test dropping that
+      // database at the time ends (test/helpers/db.ts, dropMysqlDatabase).
+      "select concat_ws(' ', trigger_name, action_timing, event_manipulation) as name from information_schema.triggers where event_object_schema = database()",
     ];
     const all = await Promise.all(queries.map((q) => names(db, kind, '', q)));
     return all.flat().sort();
