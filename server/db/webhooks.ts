@@ -10,6 +10,7 @@ import { AppError } from '../../common/errors.js';
 import { type Db, dialectOf } from './dialects/index.js';
 import { retryConflicts } from './faults.js';
 import { affectedCount, toDate, toNumber } from './rows.js';
+import { cachedRows } from './statements.js';
 
 export interface StoredWebhook {
   id: string;
@@ -233,6 +234,35 @@ export interface ClaimOptions {
 }
 
 /**
+ * A delivery `d` a sender may claim (its one placeholder: the status `pending`): its attempt is due
+ * and no lease holds it, on database time.
+ */
+const DUE = 'd.status = ? and d.next_attempt_at <= current_timestamp(3) and (d.lease_until is null or d.lease_until <= current_timestamp(3))';
+
+/** What a sender's round has to do: events to number, deliveries of an active webhook due. */
+export interface OutboxWork {
+  events: boolean;
+  deliveries: boolean;
+}
+
+/**
+ * Whether a round has work, in one statement outside a transaction: an idle server (most of the
+ * time, most servers) looks four times a second, and a round's own transactions, locks and query
+ * building, run on every look, cost a server at rest 28 to 32 ms of CPU a second against about 11
+ * with this look (docs/webhooks.md, "Delivery"). A row committed just after this look is found by
+ * the next one, as it would be by the next round.
+ */
+export async function outboxWork(db: Db): Promise<OutboxWork> {
+  const [row] = await cachedRows(db, 'outbox-work', [true, 'pending'], () =>
+    [
+      'select exists (select 1 from events where seq is null) as events,',
+      `exists (select 1 from deliveries d join webhooks w on w.id = d.webhook_id where w.active = ? and ${DUE}) as deliveries`,
+    ].join(' '),
+  );
+  return { events: Boolean(row?.events), deliveries: Boolean(row?.deliveries) };
+}
+
+/**
  * Claims due deliveries for one sender, a batch per webhook. Every leased delivery of a webhook
  * counts against `perWebhook`, whether in flight or waiting in a sender's batch, and a sender sends
  * at most `inFlight` of a batch at once: so never more than `perWebhook` requests are in flight per
@@ -245,7 +275,7 @@ export async function claimDeliveries(db: Db, options: ClaimOptions): Promise<Cl
   return retryConflicts(() => db.transaction(async (trx) => {
     const now = trx.raw('current_timestamp(3)');
     const due = (query: ReturnType<typeof trx>) =>
-      query.where('d.status', 'pending').where('d.next_attempt_at', '<=', now).where((q) => q.whereNull('d.lease_until').orWhere('d.lease_until', '<=', now));
+      query.whereRaw(DUE, ['pending']);
     const query = trx('webhooks as w')
       .select(TARGET_COLUMNS(trx))
       .where('w.active', true)

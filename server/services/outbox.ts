@@ -14,6 +14,7 @@ import {
   claimDeliveries,
   disableWebhook,
   isFailingLong,
+  outboxWork,
   recordAttempts,
   releaseDeliveries,
 } from '../db/webhooks.js';
@@ -40,7 +41,7 @@ export const MAX_BATCH = 256;
  */
 const ROUND_MS = 100;
 /** The longest a finished attempt waits to be recorded with others (its lease leaves RECORD_ROOM_MS). */
-const RECORD_DELAY_MS = 200;
+export const RECORD_DELAY_MS = 200;
 /** A batch is sized to take about this part of the time a lease leaves to start attempts, at the webhook's pace. */
 const BATCH_SHARE = 0.25;
 /** A webhook is disabled after this many failed attempts in a row with no success for AUTO_DISABLE_DAYS. */
@@ -260,8 +261,11 @@ export function startOutbox(services: OutboxServices, options: OutboxOptions = {
 
   /** One round: new events numbered, deliveries claimed. True when a backlog is left (a full page or batch). */
   const round = async (): Promise<boolean> => {
-    const numbered = await dispatchEvents(services);
+    const work = await outboxWork(services.db);
+    const numbered = work.events ? await dispatchEvents(services) : 0;
     if (stopping || held.size >= perProcess) return numbered >= EVENT_PAGE;
+    // Numbering may have queued deliveries the look could not see.
+    if (!work.deliveries && numbered === 0) return false;
     const claimedAt = performance.now();
     const batches: ClaimedBatch[] = await claimDeliveries(services.db, {
       webhooks: perProcess - held.size,

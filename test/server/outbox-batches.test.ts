@@ -1,12 +1,13 @@
 // The outbox's batches on every database kind: a sender claims many due deliveries of a webhook at
 // once (every leased one counting against the webhook's 2 in flight), gives back what it did not send,
-// and records many finished attempts in one statement, each webhook's failures in a row counted in order.
+// and records many finished attempts in one statement, each webhook's failures in a row counted in order;
+// an idle sender only looks.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../server/config.js';
 import { type Database, migrateLatest, openDatabase } from '../../server/db/connect.js';
-import { type OutboxServices, startOutbox } from '../../server/services/outbox.js';
+import { type OutboxServices, RECORD_DELAY_MS, startOutbox } from '../../server/services/outbox.js';
 import { SEND_TIMEOUT_MS } from '../../server/webhooks/send.js';
 import { claimDeliveries, insertDeliveries, insertWebhook, recordAttempts, releaseDeliveries } from '../../server/db/webhooks.js';
 import { type TestDatabase, createServerTestDatabase, dbKinds } from '../helpers/db.js';
@@ -37,6 +38,41 @@ describe.each(dbKinds())('outbox batches on %s', (kind) => {
   const claim = (batch: number, except: string[] = []) =>
     claimDeliveries(opened.db, { webhooks: 100, perWebhook: 2, batch: () => batch, leaseMs: 30_000, except });
   const mine = async (webhookId: string, batch: number, except: string[] = []) => (await claim(batch, except)).find((b) => b.webhook.id === webhookId);
+
+  it('an idle sender looks with one statement a round, outside a transaction, and goes on as soon as there is work', async () => {
+    // First in the file: no event and no webhook yet.
+    const db = opened.db;
+    const built: string[] = [];
+    const count = (query: { sql: string }) => built.push(query.sql);
+    const ids: string[] = [];
+    const receiver = http.createServer((req, res) => {
+      ids.push(String(req.headers['webhook-id']));
+      req.resume();
+      req.on('end', () => res.writeHead(204).end());
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const config = loadConfig([], {});
+    const services: OutboxServices = { db, config: { ...config, events: { ...config.events, allowNetworks: ['127.0.0.0/8'] } }, log: { warn() {}, error() {} } as unknown as OutboxServices['log'], now: () => new Date() };
+    db.on('query', count);
+    const outbox = startOutbox(services, { pollMs: 20, roundMs: 20 });
+    try {
+      // About twenty rounds with nothing to do: the look and nothing else (PostgreSQL's runs past
+      // knex's query event, the other kinds' through it), so no transaction, no lock.
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      expect(built.filter((sql) => !sql.startsWith('select exists (select 1 from events where seq is null)'))).toEqual([]);
+      db.off('query', count);
+      const webhook = await insertWebhook(db, { url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`, events: ['version.published'], projects: null, description: null, active: true }, 'whsec_x');
+      const [queued] = await insertDeliveries(db, [{ webhookId: webhook.id, eventId: null, eventSeq: 1, type: 'version.published', body: '{"n":1}' }]);
+      await eventually(async () => (await db('deliveries').where({ id: queued, status: 'delivered' })).length === 1, 10_000);
+      expect(ids).toEqual([queued]);
+      await db('webhooks').where({ id: webhook.id }).update({ active: false });
+    } finally {
+      db.off('query', count);
+      await outbox.stop();
+      receiver.closeAllConnections();
+      receiver.close();
+    }
+  });
 
   it('claims a batch in commit order; leased deliveries count against the 2 in flight until recorded or given back', async () => {
     const { webhookId, ids } = await webhookWith(6);
@@ -129,9 +165,12 @@ describe.each(dbKinds())('outbox batches on %s', (kind) => {
     db.on('query', count);
     const config = loadConfig([], {});
     const services: OutboxServices = { db, config: { ...config, events: { ...config.events, allowNetworks: ['127.0.0.0/8'] } }, log: { warn() {}, error() {} } as unknown as OutboxServices['log'], now: () => new Date() };
+    const started = performance.now();
     const outbox = startOutbox(services, { pollMs: 20 });
+    let sendingMs = 0;
     try {
       await eventually(async () => (await db('deliveries').where({ webhook_id: webhook.id, status: 'delivered' })).length === 60, 30_000);
+      sendingMs = performance.now() - started;
     } finally {
       await outbox.stop();
       db.off('query', count);
@@ -143,8 +182,11 @@ describe.each(dbKinds())('outbox batches on %s', (kind) => {
     expect(most).toBeLessThanOrEqual(2);
     // Two requests in flight at most: two connections, reused, not one per attempt.
     expect(connections).toBeLessThanOrEqual(2);
-    // The first batch is 2 (the webhook's pace unknown), the next ones the rest: a few records, not 60.
-    expect(records.length).toBeLessThanOrEqual(10);
+    // The first batch is 2 (the webhook's pace unknown), the next ones the rest: a few records, not
+    // 60. A record waits up to RECORD_DELAY_MS for more attempts; a batch's end, the stop and the
+    // first batch record at once: on two busy cores sending may take seconds, a record per delay.
+    expect(records.length).toBeLessThanOrEqual(Math.ceil(sendingMs / RECORD_DELAY_MS) + 4);
+    expect(records.length).toBeLessThan(60);
   });
 
   it('a sender starts no attempt its lease leaves too little room for: what a batch could not start in time is given back and sent later, once', async () => {
