@@ -1,5 +1,7 @@
 // Load generation: autocannon against an HTTP server, and a closed loop of the same concurrency
 // for the database-only limit. Both time every answer to the microsecond the same way.
+import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { createHistogram, type RecordableHistogram } from 'node:perf_hooks';
 import autocannon from 'autocannon';
 
@@ -16,6 +18,13 @@ export interface Measurement {
   firstError?: string;
   /** CPU milliseconds the server process (and its workers) spent per answer, where measured. */
   cpuMsPerRequest?: number;
+  /**
+   * CPU milliseconds the whole machine spent per answer during the turns (every process: the server,
+   * its database, the load generator, a receiver), and the share of all cores busy meanwhile; by
+   * `loadTurns` on Linux.
+   */
+  machineCpuMsPerRequest?: number;
+  machineBusy?: number;
 }
 
 export interface LoadOptions {
@@ -163,6 +172,17 @@ async function loopInto(tally: Tally, once: (i: number) => Promise<unknown>, con
   tally.firstError ??= part.firstError;
 }
 
+/** The machine's busy CPU time so far, in milliseconds over all cores (/proc/stat); undefined off Linux. */
+function machineBusyMs(): number | undefined {
+  try {
+    // user nice system idle iowait irq softirq steal, in ticks of 10 ms.
+    const [user, nice, system, , , irq, softirq, steal] = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+    return (user! + nice! + system! + irq! + softirq! + (steal ?? 0)) * 10;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * Several contenders measured side by side in turns of one second each, `seconds` in all for each,
  * after a warm-up of each: on a shared machine whose load drifts, all see the same conditions.
@@ -178,17 +198,31 @@ export async function loadTurns(contenders: Contender[], options: LoadOptions): 
   }
   const tallies = contenders.map(newTally);
   const cpu = contenders.map(() => 0);
+  const machine = contenders.map(() => ({ busyMs: 0, wallMs: 0 }));
   for (let round = 0; round < Math.max(1, Math.round(options.seconds)); round++) {
     for (const [i, c] of contenders.entries()) {
       await c.before?.(true);
       const cpuBefore = 'cpuMs' in c && c.cpuMs ? c.cpuMs() : 0;
+      const busyBefore = machineBusyMs();
+      const startedAt = performance.now();
       await turn(tallies[i]!, c, 1);
       if ('cpuMs' in c && c.cpuMs) cpu[i]! += c.cpuMs() - cpuBefore;
+      const busyAfter = machineBusyMs();
+      if (busyBefore !== undefined && busyAfter !== undefined) {
+        machine[i]!.busyMs += busyAfter - busyBefore;
+        machine[i]!.wallMs += performance.now() - startedAt;
+      }
     }
   }
   return tallies.map((tally, i) => {
     const c = contenders[i]!;
     const m = measurementOf(tally);
-    return 'cpuMs' in c && c.cpuMs && m.ok > 0 ? { ...m, cpuMsPerRequest: cpu[i]! / m.ok } : m;
+    if (m.ok === 0) return m;
+    const { busyMs, wallMs } = machine[i]!;
+    return {
+      ...m,
+      ...('cpuMs' in c && c.cpuMs ? { cpuMsPerRequest: cpu[i]! / m.ok } : {}),
+      ...(wallMs > 0 ? { machineCpuMsPerRequest: busyMs / m.ok, machineBusy: busyMs / (wallMs * availableParallelism()) } : {}),
+    };
   });
 }

@@ -82,6 +82,15 @@ function cpu(m: Measurement): string {
   return m.cpuMsPerRequest !== undefined ? String(Math.round(m.cpuMsPerRequest * 1000)) : '-';
 }
 
+function machineCpu(m: Measurement): string {
+  return m.machineCpuMsPerRequest !== undefined ? String(Math.round(m.machineCpuMsPerRequest * 1000)) : '-';
+}
+
+/** The share of the machine's cores busy during a measurement's turns, or '-'. */
+export function busy(m: Measurement): string {
+  return m.machineBusy !== undefined ? `${Math.round(m.machineBusy * 100)}%` : '-';
+}
+
 function ratio(server: Measurement, limit: Measurement): string {
   return limit.perSecond > 0 ? `${Math.round((server.perSecond / limit.perSecond) * 100)}%` : '-';
 }
@@ -379,7 +388,10 @@ export function markdown(report: Report, options: { plans: boolean } = { plans: 
       '`latest.moved`, pointing at a receiver in its own process on 127.0.0.1 that answers 200 at once, bench/receiver.ts),',
       'then with it inactive, i.e. with no webhook to deliver to. After each turn with the webhook the sender drains what',
       'the turn queued before the next turn starts, so that no turn without it shares the machine with a sender at work;',
-      'the drain is outside both measurements. CPU µs/publish: the server process during its turns, the sender included.',
+      'the drain is outside both measurements. CPU µs/publish: the server process during its turns, the sender included;',
+      'machine: every process on the machine during those turns (server, PostgreSQL, the load generator, the receiver),',
+      'and the share of all cores busy meanwhile. Where both turns keep the cores busy, the ratio of publishes is about the',
+      'inverse ratio of machine CPU per publish: what a delivery costs in all processes, not where the sender runs.',
       '',
       'Deliveries/s: deliveries arriving at the receiver during the measured turns with the webhook ("while publishing"),',
       'and from the start of each such turn until the sender had delivered all it queued ("until drained"). Lag: from',
@@ -394,11 +406,12 @@ export function markdown(report: Report, options: { plans: boolean } = { plans: 
       'of them `version.published`, one per committed publish. Delivered: the deliveries the database records as',
       'delivered; received: the distinct `webhook-id`s at the receiver, and in brackets the requests that brought them.',
       '',
-      '| c | publish without req/s | with req/s | with/without | CPU µs/publish without | with | events while active | of them version.published | delivered | received (requests) | deliveries/s while publishing | until drained | draining s | lag p50 ms | lag p99 ms | section s |',
-      '|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|',
+      '| c | publish without req/s | with req/s | with/without | CPU µs/publish without | with | machine CPU µs/publish without | with | cores busy without | with | events while active | of them version.published | delivered | received (requests) | deliveries/s while publishing | until drained | draining s | lag p50 ms | lag p99 ms | section s |',
+      '|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|',
       ...report.webhooks.map(
         (r) =>
           `| ${r.connections} | ${rate(r.without)} | ${rate(r.with)} | ${ratio(r.with, r.without)} | ${cpu(r.without)} | ${cpu(r.with)} | ` +
+          `${machineCpu(r.without)} | ${machineCpu(r.with)} | ${busy(r.without)} | ${busy(r.with)} | ` +
           `${r.events.toLocaleString('en')} | ${r.published.toLocaleString('en')} | ${r.delivered.toLocaleString('en')} | ${r.received.toLocaleString('en')} (${r.requests.toLocaleString('en')}) | ` +
           `${Math.round(r.whilePublishing).toLocaleString('en')} | ${Math.round(r.untilDrained).toLocaleString('en')} | ${r.drainSeconds.toFixed(1)} | ${r.lagP50Ms.toFixed(0)} | ${r.lagP99Ms.toFixed(0)} | ${r.seconds.toFixed(0)} |`,
       ),

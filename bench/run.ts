@@ -648,8 +648,8 @@ function pgliteVersion(): string {
 function commit(): string {
   try {
     const head = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
-    const dirty = execFileSync('git', ['status', '--porcelain', '--', 'server', 'common'], { encoding: 'utf8' }).trim();
-    return dirty ? `${head} (server or common changed since)` : head;
+    const dirty = execFileSync('git', ['status', '--porcelain', '--', 'server', 'common', 'bench'], { encoding: 'utf8' }).trim();
+    return dirty ? `${head} (server, common or bench changed since)` : head;
   } catch {
     return 'unknown';
   }

@@ -7,6 +7,7 @@
 import type pg from 'pg';
 import { type HttpRequest, type LoadOptions, type Measurement, loadTurns } from './load.js';
 import { type Child, cpuMsOf } from './processes.js';
+import { busy } from './report.js';
 
 /** The events a publish writes (docs/webhooks.md, "Events"): what the webhook subscribes to. */
 export const PUBLISH_EVENTS = ['version.published', 'latest.moved'] as const;
@@ -209,7 +210,8 @@ export async function measureWebhook(part: WebhookPart, connections: number): Pr
     seconds: (performance.now() - started) / 1000,
   };
   part.progress(
-    `PostgreSQL publish c=${connections} without a webhook ${Math.round(row.without.perSecond)}/s, with one ${Math.round(row.with.perSecond)}/s; ` +
+    `PostgreSQL publish c=${connections} without a webhook ${Math.round(row.without.perSecond)}/s, with one ${Math.round(row.with.perSecond)}/s ` +
+      `(cores busy ${busy(row.without)} and ${busy(row.with)}); ` +
       `${row.delivered} of ${row.events} events delivered (${row.received} received, ${row.requests} requests), ` +
       `${Math.round(row.whilePublishing)}/s while publishing, ${Math.round(row.untilDrained)}/s until drained (${row.drainSeconds.toFixed(1)} s draining); ` +
       `lag p50 ${row.lagP50Ms.toFixed(0)} ms, p99 ${row.lagP99Ms.toFixed(0)} ms; ${row.seconds.toFixed(0)} s in all`,
