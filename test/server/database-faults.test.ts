@@ -188,10 +188,12 @@ describe.runIf(pgAvailable())('a failing PostgreSQL', () => {
         expect(outageLines(server)).toHaveLength(1);
         // The reason is what the first request met: a refused connection (55000), a terminated session
         // (57P01), or, on a connection the pool held idle while its session was terminated, node-postgres's
-        // own "Connection terminated unexpectedly" (the server's notice is lost with the socket).
+        // own "Connection terminated unexpectedly" (the server's notice is lost with the socket), or a
+        // reset when the request's statement was written to that socket after the server had closed
+        // it (the kernel answers a write to a closed loopback socket with RST: CI saw it once on busy cores).
         // The whole line in the failure message: a reason not listed here is shown, not cut short.
         const outage = outageLines(server)[0];
-        expect(outage, outage).toMatch(/"reason":"(57P01: |55000: |Connection terminated unexpectedly")/);
+        expect(outage, outage).toMatch(/"reason":"(57P01: |55000: |Connection terminated unexpectedly"|ECONNRESET: )/);
         await admin.raw(`alter database ${name} allow_connections true`);
         await eventually(async () => (await server.request('POST', '/v1/repositories/search', { body: {} })).status === 200);
       } finally {
