@@ -1,9 +1,12 @@
 // The statements kept per shape, on PostgreSQL, where they are named and prepared on each
-// connection: past MAX_SHAPES a new shape must not leave a prepared statement behind per request.
+// connection: past its limit a new shape must not leave a prepared statement behind per request.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestDatabase, createTestDatabase, pgAvailable } from '../../test/helpers/db.js';
 import { type Database, openDatabase } from './connect.js';
-import { MAX_SHAPES, cachedRows, keptShapes } from './statements.js';
+import { statementCache } from './statements.js';
+
+/** A cache of its own, small, so the process's is left as it was for the files run after this one. */
+const LIMIT = 8;
 
 describe.runIf(pgAvailable())('cachedRows on PostgreSQL', () => {
   let database: TestDatabase;
@@ -26,21 +29,19 @@ describe.runIf(pgAvailable())('cachedRows on PostgreSQL', () => {
     return result.rows[0]!.n;
   }
 
-  const numbered = (shape: string, n: number) =>
-    cachedRows(opened.db, shape, [n], () => 'select cast(? as integer) as n');
+  const cache = statementCache(LIMIT, 'repoadmin_test_');
+  const numbered = (shape: string, n: number) => cache.rows(opened.db, shape, [n], () => 'select cast(? as integer) as n');
 
   it('prepares a kept shape once, and a shape past the limit never', async () => {
-    // The cache belongs to the process: other tests run in it may have kept shapes of their own.
-    expect(keptShapes()).toBeLessThan(MAX_SHAPES - 1);
     const [first] = await numbered('shape-0', 7);
     expect(first).toEqual({ n: 7 });
     const once = await preparedOnTheConnection();
     for (let i = 0; i < 5; i++) expect(await numbered('shape-0', i)).toEqual([{ n: i }]);
     expect(await preparedOnTheConnection()).toBe(once);
 
-    const room = MAX_SHAPES - keptShapes();
+    const room = LIMIT - cache.kept();
     for (let shape = 1; shape <= room; shape++) await numbered(`shape-${shape}`, shape);
-    expect(keptShapes()).toBe(MAX_SHAPES);
+    expect(cache.kept()).toBe(LIMIT);
     const full = await preparedOnTheConnection();
     expect(full).toBe(once + room);
 

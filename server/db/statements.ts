@@ -10,25 +10,42 @@ import { type Db, type Statement, dialectOf } from './dialects/index.js';
  * connection's prepared statements stay as many as the kept shapes.
  */
 export const MAX_SHAPES = 1_000;
-/** Per dialect and shape. */
-const shapes = new Map<string, Statement>();
 
-/**
- * The rows of the statement whose shape is `shape`: `build` writes its SQL with `?` placeholders,
- * the first time only; `values` fill them, in their order.
- */
-export async function cachedRows(db: Db, shape: string, values: unknown[], build: () => string): Promise<Record<string, unknown>[]> {
-  const dialect = dialectOf(db);
-  const key = `${dialect.name}:${shape}`;
-  let statement = shapes.get(key);
-  if (statement === undefined) {
-    const sql = build();
-    const kept = shapes.size < MAX_SHAPES;
-    statement = { sql, native: dialect.native(sql), name: kept ? `repoadmin_${shapes.size + 1}` : undefined };
-    if (kept) shapes.set(key, statement);
-  }
-  return dialect.runStatement(db, statement, values);
+export interface StatementCache {
+  /**
+   * The rows of the statement whose shape is `shape`: `build` writes its SQL with `?` placeholders,
+   * the first time only; `values` fill them, in their order.
+   */
+  rows(db: Db, shape: string, values: unknown[], build: () => string): Promise<Record<string, unknown>[]>;
+  /** How many shapes it keeps, of every dialect and database it has run on. */
+  kept(): number;
 }
 
-/** How many shapes this process keeps, of every dialect and database it has opened. */
-export const keptShapes = (): number => shapes.size;
+/**
+ * A cache of at most `maxShapes` shapes, per dialect and shape, whose prepared statements are named
+ * `<prefix><n>`. The process has one (below); a test of the limit makes a small one of its own
+ * rather than filling the process's.
+ */
+export function statementCache(maxShapes: number, prefix: string): StatementCache {
+  const shapes = new Map<string, Statement>();
+  return {
+    rows(db, shape, values, build) {
+      const dialect = dialectOf(db);
+      const key = `${dialect.name}:${shape}`;
+      let statement = shapes.get(key);
+      if (statement === undefined) {
+        const sql = build();
+        const kept = shapes.size < maxShapes;
+        statement = { sql, native: dialect.native(sql), name: kept ? `${prefix}${shapes.size + 1}` : undefined };
+        if (kept) shapes.set(key, statement);
+      }
+      return dialect.runStatement(db, statement, values);
+    },
+    kept: () => shapes.size,
+  };
+}
+
+const processCache = statementCache(MAX_SHAPES, 'repoadmin_');
+
+/** The rows of a statement of the process's cache (StatementCache.rows). */
+export const cachedRows: StatementCache['rows'] = processCache.rows;

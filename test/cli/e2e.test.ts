@@ -232,15 +232,19 @@ describe('exit codes', () => {
   });
 
   it('4: an expired stored token without credentials in the environment', async () => {
-    // Expiry is in whole seconds (JWT exp): a 1 s token issued late in a second lives only a few
-    // milliseconds, too short for the login on the fly below; a 2 s one lives at least a second.
-    const short = await startTestServer({ config: { jwt: { ttlSeconds: 2 } } });
+    // The server's clock runs an hour behind: the login's token (its lifetime a minute) was issued an
+    // hour ago as the command line's clock has it, and expired long since, with no time to wait.
+    let behindMs = 3_600_000;
+    const short = await startTestServer({ config: { jwt: { ttlSeconds: 60 } }, now: () => new Date(Date.now() - behindMs) });
     try {
       const home = await freshHome();
       expect((await run(['login', '--url', short.url, '--username', 'admin', '--password-stdin'], { home, stdin: ADMIN_PASSWORD })).code).toBe(0);
-      await new Promise((resolve) => setTimeout(resolve, 2_500));
+      const stored = JSON.parse(await readFile(join(home, '.config/repoadmin/config.json'), 'utf8'));
+      expect(Date.parse(stored.servers[short.url].expiresAt)).toBeLessThan(Date.now());
       const result = await run(['whoami'], { home });
       expect(result).toEqual({ code: 4, stdout: '', stderr: 'error: your session expired: run repoadmin login\n' });
+      // Back on time: a login on the fly with the environment's credentials gets a token that is good.
+      behindMs = 0;
       const rescued = await run(['whoami', '--json'], { home, env: { REPOADMIN_USERNAME: 'admin', REPOADMIN_PASSWORD: ADMIN_PASSWORD } });
       expect(rescued.code).toBe(0);
     } finally {

@@ -5,6 +5,22 @@ import { dbKinds } from '../helpers/db.js';
 import { eventually } from '../helpers/receiver.js';
 import { ADMIN_PASSWORD, type TestServer, startTestServer } from '../helpers/server.js';
 
+/**
+ * Settles once the server's feed has read the events `times` more times (its read, seen as the
+ * statement is sent; nothing else reads the events by `seq` in order): a long poll is then waiting.
+ */
+function feedLooks(server: TestServer, times: number): Promise<void> {
+  return new Promise((resolve) => {
+    let seen = 0;
+    const count = (query: { sql: string }) => {
+      if (!/from [`"]events[`"] where [`"]seq[`"] > (\?|\$\d+)/.test(query.sql) || ++seen < times) return;
+      server.db.off('query', count);
+      resolve();
+    };
+    server.db.on('query', count);
+  });
+}
+
 describe.each(dbKinds())('events, webhooks and audit endpoints on %s', (kind) => {
   let server: TestServer;
   let admin: string;
@@ -41,8 +57,10 @@ describe.each(dbKinds())('events, webhooks and audit endpoints on %s', (kind) =>
   it('the feed: a long poll answers when a publish commits; a ROLE_USER session is refused', async () => {
     const start = await server.request('GET', '/v1/events?limit=1000', { token: admin });
     expect(start.status).toBe(200);
+    const looked = feedLooks(server, 1);
     const waiting = server.request('GET', `/v1/events?after=${start.body.next}&wait=20&type=latest.moved`, { token: admin });
-    await new Promise((r) => setTimeout(r, 300));
+    // The feed has looked and found nothing: it is waiting when the publish commits.
+    await looked;
     await server.request('POST', '/v1/repositories', {
       token: admin,
       body: { projectName: 'p1', branch: 'main', artifact: { groupId: 'g', artifactId: 'feed', version: '1.0.0' }, latestVersion: true },
@@ -58,11 +76,12 @@ describe.each(dbKinds())('events, webhooks and audit endpoints on %s', (kind) =>
     const start = await server.request('GET', '/v1/events?limit=1000', { token: admin });
     const requestId = `feed-gone-${kind}`;
     const gone = new AbortController();
+    const looked = feedLooks(server, 1);
     const waiting = fetch(`${server.url}/v1/events?after=${start.body.next}&wait=30&type=latest.moved`, {
       headers: { Authorization: `Bearer ${admin}`, 'X-Request-Id': requestId },
       signal: gone.signal,
     }).catch(() => 'aborted');
-    await new Promise((r) => setTimeout(r, 300));
+    await looked;
     gone.abort();
     expect(await waiting).toBe('aborted');
     // The access line is written when the handler returns: long before the 30 s wait, since the

@@ -32,8 +32,9 @@ describe.each(kinds.length > 0 ? kinds : (['postgres'] as const))('the scheduler
         });
       }
       await waitFor('a first run', () => runs.length > 0, 10_000, 20);
-      // Both keep ticking, ten times a second each, for a second and a half: no second run.
-      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      // Each instance ticks five more times, after the first run has let go of its lease: no second run.
+      await waitFor('the first run let go', async () => (await readLease(a.db, 'test.once'))?.holder === null, 10_000, 20);
+      for (let i = 0; i < 5; i++) await Promise.all([a.scheduler.tick(), b.scheduler.tick()]);
       expect(runs).toHaveLength(1);
       const lease = await readLease(a.db, 'test.once');
       expect(lease?.holder).toBeNull();
@@ -72,8 +73,15 @@ describe.each(kinds.length > 0 ? kinds : (['postgres'] as const))('the scheduler
       await waitFor('a first run', () => started.length === 1, 10_000, 20);
       const holder = started[0] as 'a' | 'b';
       const other = holder === 'a' ? 'b' : 'a';
-      // While the holder renews its lease, the other instance does not run the task.
-      await new Promise((resolve) => setTimeout(resolve, 2_500));
+      // While the holder renews its lease, the other instance does not run the task. A renewal sets
+      // the lease to the database's time plus 1 s: one that ends a lease later than the first was made
+      // after the first had run out, and the other instance ticks after it.
+      const first = (await readLease(servers[holder].db, 'test.takeover'))!.leaseUntil!.getTime();
+      await waitFor('a renewal after the first lease ran out', async () => {
+        const lease = await readLease(servers[holder].db, 'test.takeover');
+        return lease!.leaseUntil!.getTime() >= first + SCHEDULE.leaseMs;
+      }, 10_000, 20);
+      await servers[other].scheduler.tick();
       expect(started).toEqual([holder]);
       // The holder dies: it stops ticking and renewing, without letting go of the task.
       const diedAt = Date.now();
