@@ -109,43 +109,16 @@ function lazyConfig(load: () => Promise<ConfigStore>): ConfigStore {
   };
 }
 
+/** Every method of the API, each loading the client on its first call (its list is the Api type's). */
 function lazyApi(load: () => Promise<Api>): Api {
   const api = once(load);
-  return {
-    serverUrl: async () => (await api()).serverUrl(),
-    credentials: async () => (await api()).credentials(),
-    generateToken: async (body, url) => (await api()).generateToken(body, url),
-    me: async () => (await api()).me(),
-    projectName: async () => (await api()).projectName(),
-    meWithToken: async (token, url) => (await api()).meWithToken(token, url),
-    listUsers: async () => (await api()).listUsers(),
-    createUser: async (body) => (await api()).createUser(body),
-    changePassword: async (userId, password) => (await api()).changePassword(userId, password),
-    deleteUser: async (userId) => (await api()).deleteUser(userId),
-    publish: async (record) => (await api()).publish(record),
-    search: async (filters, paging) => (await api()).search(filters, paging),
-    createToken: async (body) => (await api()).createToken(body),
-    listTokens: async (query) => (await api()).listTokens(query),
-    revokeToken: async (id) => (await api()).revokeToken(id),
-    revokeAllTokens: async (userId) => (await api()).revokeAllTokens(userId),
-    createWebhook: async (body) => (await api()).createWebhook(body),
-    listWebhooks: async () => (await api()).listWebhooks(),
-    deleteWebhook: async (id) => (await api()).deleteWebhook(id),
-    pingWebhook: async (id) => (await api()).pingWebhook(id),
-    webhookDeliveries: async (id, query) => (await api()).webhookDeliveries(id, query),
-    redeliver: async (id, deliveryId) => (await api()).redeliver(id, deliveryId),
-    rotateWebhookSecret: async (id) => (await api()).rotateWebhookSecret(id),
-    events: async (query) => (await api()).events(query),
-    audit: async (query) => (await api()).audit(query),
-    deleteVersion: async (uid, force) => (await api()).deleteVersion(uid, force),
-    listTrash: async (query) => (await api()).listTrash(query),
-    restoreVersion: async (uid) => (await api()).restoreVersion(uid),
-    createPolicy: async (body) => (await api()).createPolicy(body),
-    listPolicies: async () => (await api()).listPolicies(),
-    changePolicy: async (id, body) => (await api()).changePolicy(id, body),
-    removePolicy: async (id) => (await api()).removePolicy(id),
-    runPolicy: async (id, dryRun) => (await api()).runPolicy(id, dryRun),
-  };
+  return new Proxy({} as Api, {
+    // Not a promise: `then` (and any symbol) is no method of the API.
+    get: (_target, method) =>
+      typeof method !== 'string' || method === 'then'
+        ? undefined
+        : async (...args: unknown[]) => ((await api()) as unknown as Record<string, (...a: unknown[]) => unknown>)[method]!(...args),
+  });
 }
 
 export function createDeps(): Deps {

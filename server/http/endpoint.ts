@@ -79,6 +79,12 @@ export interface Endpoint<P = unknown, Q = unknown, B = unknown> {
   body?: z.ZodType<B>;
   /** A request without a body (and then without Content-Type) reads as `{}` (the search). */
   bodyOptional?: boolean;
+  /**
+   * A POST that may be sent again with the same effect and answer (a publish replaces the record of
+   * the same coordinates with the same body; a search reads): clients retry it after a lost answer,
+   * as they retry every GET. The command line's client is checked against it (test/cli/api-endpoints.test.ts).
+   */
+  idempotent?: true;
   /** Extra query parameters for the document only (the search's paging, read by its own schema). */
   queryDoc?: Record<string, unknown>[];
   responses: Record<number, Response>;

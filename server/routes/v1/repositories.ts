@@ -27,6 +27,7 @@ export const repositoryEndpoints = [
     tags: ['repository'],
     // The publish statement checks what the database knows of the credential (server/services/versions.ts).
     access: { scope: 'publish', checkedByHandler: true },
+    idempotent: true,
     body: VersionRecord,
     responses: {
       200: { description: 'Replaced', schema: PublishResult },
@@ -50,6 +51,7 @@ export const repositoryEndpoints = [
     summary: 'Search version records; `*` is a wildcard',
     tags: ['repository'],
     access: 'reader',
+    idempotent: true,
     query: PageRequestQuery,
     queryDoc: [
       queryParameter('page', { type: 'integer', minimum: 0, default: 1 }, 'page number, from 1'),
