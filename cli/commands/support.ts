@@ -3,6 +3,7 @@
 import type { Command } from 'commander';
 import type * as z from 'zod';
 import { AppError, type FieldError } from '../../common/errors.js';
+import { refusalOf, validationError } from '../../common/validation.js';
 import { canPrompt, noPromptReason, type Deps } from '../deps.js';
 import { printReport, type Report } from '../output/index.js';
 
@@ -103,12 +104,7 @@ function rename(errors: FieldError[], labels: FieldLabels): FieldError[] {
 export function checkRequest(schema: z.ZodType, request: unknown, labels: FieldLabels): void {
   const result = schema.safeParse(request);
   if (result.success) return;
-  const errors = result.error.issues.map((issue) => ({
-    path: issue.path.map(String).join('.'),
-    message: issue.message.replace(/^Invalid input: /, ''),
-  }));
-  const named = rename(errors, labels);
-  throw new AppError('validation', named.map((e) => (e.path ? `${e.path}: ${e.message}` : e.message)).join('; '), { errors: named });
+  throw validationError(rename(refusalOf(schema, request, result.error), labels));
 }
 
 /** The server's field errors (an older or stricter server) under the names the user typed. */
