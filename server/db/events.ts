@@ -67,8 +67,8 @@ export async function sequenceEvents(trx: Knex.Transaction, options: { limit?: n
   if (rows.length === 0) return [];
   const last = toNumber(counter.last_seq);
   const events = rows.map((row, i) => ({ ...fromRow(row), seq: last + i + 1 }));
-  const whole = dialectOf(trx).name === 'mysql' ? 'signed' : 'bigint';
-  const cases = events.map(() => `when ? then cast(? as ${whole})`).join(' ');
+  const asWhole = dialectOf(trx).castWhole('?');
+  const cases = events.map(() => `when ? then ${asWhole}`).join(' ');
   await trx('events')
     .whereIn('id', events.map((e) => e.id))
     .update({ seq: trx.raw(`case id ${cases} end`, events.flatMap((e) => [e.id, e.seq])) });

@@ -2,26 +2,14 @@
 // Every time is the database's, so instances whose clocks differ still agree.
 import type { Knex } from 'knex';
 import { dialectOf } from './dialects/index.js';
+import { toDate } from './rows.js';
 
 const TABLE = 'schedule_leases';
 
 /** The database's time now. */
 export async function databaseNow(db: Knex): Promise<Date> {
-  const mysql = db.client.dialect === 'mysql';
-  const row = await db.select(db.raw(mysql ? 'utc_timestamp(3) as now' : 'current_timestamp as now')).first();
-  const value = (row as { now: Date | string }).now;
-  return value instanceof Date ? value : new Date(`${String(value).replace(' ', 'T')}Z`);
-}
-
-/** The database's time `ms` from now, as SQL. */
-function fromNow(db: Knex, ms: number): Knex.Raw {
-  return db.client.dialect === 'mysql'
-    ? db.raw('utc_timestamp(3) + interval ? microsecond', [Math.round(ms) * 1000])
-    : db.raw("current_timestamp + ? * interval '1 millisecond'", [Math.round(ms)]);
-}
-
-function nowSql(db: Knex): Knex.Raw {
-  return db.raw(db.client.dialect === 'mysql' ? 'utc_timestamp(3)' : 'current_timestamp');
+  const row = await db.select(db.raw('? as now', [dialectOf(db).now(db)])).first();
+  return toDate((row as { now: unknown }).now);
 }
 
 /** Makes the task's row, first due at `firstRun`, unless it is there already. */
@@ -34,18 +22,19 @@ export async function ensureLease(db: Knex, name: string, firstRun: Date): Promi
  * out: it died). One statement, so only one instance can win: true when this one did.
  */
 export async function claimDueLease(db: Knex, name: string, holder: string, leaseMs: number): Promise<boolean> {
-  const now = nowSql(db);
+  const dialect = dialectOf(db);
+  const now = dialect.now(db);
   const taken = await db(TABLE)
     .where({ name })
     .andWhere('next_run_at', '<=', now)
     .andWhere((q) => q.whereNull('lease_until').orWhere('lease_until', '<=', now))
-    .update({ holder, lease_until: fromNow(db, leaseMs), last_run_at: now });
+    .update({ holder, lease_until: dialect.nowPlus(db, leaseMs), last_run_at: now });
   return Number(taken) === 1;
 }
 
 /** Extends the lease of a task that is still running; false when this instance no longer holds it. */
 export async function renewLease(db: Knex, name: string, holder: string, leaseMs: number): Promise<boolean> {
-  const renewed = await db(TABLE).where({ name, holder }).update({ lease_until: fromNow(db, leaseMs) });
+  const renewed = await db(TABLE).where({ name, holder }).update({ lease_until: dialectOf(db).nowPlus(db, leaseMs) });
   return Number(renewed) === 1;
 }
 

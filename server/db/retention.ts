@@ -212,14 +212,6 @@ export async function trashRecordsOfKey(db: Knex, records: StoredVersion[], dele
   );
 }
 
-/** Database time `seconds` from now, as a value to write. */
-function databaseTimeIn(db: Db, seconds: number): Knex.Raw {
-  return dialectOf(db).name === 'mysql'
-    ? db.raw('current_timestamp(3) + interval ? second', [seconds])
-    : db.raw('current_timestamp + make_interval(secs => ?::int)', [seconds]);
-}
-
-const databaseNow = (db: Db) => (dialectOf(db).name === 'mysql' ? db.raw('current_timestamp(3)') : db.raw('current_timestamp'));
 
 /** A claimed run of a policy on a day: its id and the claim that owns it. */
 export interface RunClaim {
@@ -238,21 +230,21 @@ export async function claimRun(db: Db, policyId: string, day: string, leaseSecon
     policy_id: policyId,
     day,
     status: 'running',
-    lease_until: databaseTimeIn(db, leaseSeconds),
+    lease_until: dialectOf(db).nowPlus(db, leaseSeconds * 1000),
     claimed_by: claim,
     started_at: now,
   });
   await db('retention_runs')
     .where({ policy_id: policyId, day, status: 'running' })
-    .where('lease_until', '<', databaseNow(db))
-    .update({ claimed_by: claim, lease_until: databaseTimeIn(db, leaseSeconds), started_at: now });
+    .where('lease_until', '<', dialectOf(db).now(db))
+    .update({ claimed_by: claim, lease_until: dialectOf(db).nowPlus(db, leaseSeconds * 1000), started_at: now });
   const row = await db('retention_runs').select('id', 'claimed_by', 'status').where({ policy_id: policyId, day }).first();
   return row && row.status === 'running' && row.claimed_by === claim ? { id: Number(row.id), claim } : undefined;
 }
 
 /** Extends the lease of a run this claim still owns. */
 export async function renewRun(db: Db, run: RunClaim, leaseSeconds: number): Promise<void> {
-  await db('retention_runs').where({ id: run.id, claimed_by: run.claim }).update({ lease_until: databaseTimeIn(db, leaseSeconds) });
+  await db('retention_runs').where({ id: run.id, claimed_by: run.claim }).update({ lease_until: dialectOf(db).nowPlus(db, leaseSeconds * 1000) });
 }
 
 export async function finishRun(db: Db, run: RunClaim, counts: { deleted: number; kept: number }, now: Date): Promise<void> {

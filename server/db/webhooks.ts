@@ -126,8 +126,7 @@ export async function disableWebhook(db: Db, id: string, reason: string): Promis
  * the row, so a sender would find nothing to claim while events are being queued.
  */
 function lockWebhook(query: Knex.QueryBuilder): void {
-  if (query.client.dialect === 'mysql') query.forUpdate();
-  else query.forNoKeyUpdate();
+  dialectOf(query as unknown as Db).lockRowsKeepingKeys(query);
 }
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
@@ -273,7 +272,7 @@ export async function claimDeliveries(db: Db, options: ClaimOptions): Promise<Cl
   if (options.webhooks <= 0) return [];
   const dialect = dialectOf(db);
   return retryConflicts(() => db.transaction(async (trx) => {
-    const now = trx.raw('current_timestamp(3)');
+    const now = dialect.now(trx);
     const due = (query: ReturnType<typeof trx>) =>
       query.whereRaw(DUE, ['pending']);
     const query = trx('webhooks as w')
@@ -351,8 +350,7 @@ function perRow(db: Db, ids: string[], values: unknown[], cast: (sql: string) =>
 export async function recordAttempts(db: Db, records: AttemptRecord[]): Promise<RecordedAttempts> {
   if (records.length === 0) return { recorded: new Set(), webhooks: new Map() };
   const dialect = dialectOf(db);
-  const whole = dialect.name === 'mysql' ? 'signed' : 'integer';
-  const asWhole = (sql: string) => `cast(${sql} as ${whole})`;
+  const asWhole = (sql: string) => dialect.castWhole(sql);
   const webhookIds = [...new Set(records.map((r) => r.claim.webhookId))].sort();
   return retryConflicts(() => db.transaction(async (trx) => {
     // The webhook rows first, in id order, as claimDeliveries locks them: the same order, so the two never deadlock.

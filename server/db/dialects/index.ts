@@ -103,8 +103,26 @@ export interface Dialect extends SqlForm {
    * 20261125100000_events): null is a publish. The caller clears it before the transaction ends.
    */
   setVersionChange(trx: Knex.Transaction, change: VersionChange | null): Promise<void>;
-  /** The database's time now plus `ms` milliseconds (leases and retries run on database time). */
+  /** The database's time now, to the millisecond (leases, retries and schedules run on database time). */
+  now(db: Db): Knex.Raw;
+  /** The database's time now plus `ms` milliseconds. */
   nowPlus(db: Db, ms: number): Knex.Raw;
+  /** `sql` cast to a whole number of 64 bits. */
+  castWhole(sql: string): string;
+  /**
+   * Locks the rows `query` selects against other updates and locks, not against inserts of rows
+   * whose foreign key names them (PostgreSQL's FOR NO KEY UPDATE; MariaDB/MySQL's FOR UPDATE, which
+   * does not wait on such inserts).
+   */
+  lockRowsKeepingKeys(query: Knex.QueryBuilder): void;
+  /**
+   * Takes the named lock `name` of this database on `connection`, which holds it until released or
+   * closed, without waiting: true when taken now. Named locks of other databases on the same server
+   * are other locks.
+   */
+  tryNamedLock(db: Knex, connection: unknown, name: string): Promise<boolean>;
+  /** Lets go of the named lock `name` held on `connection`. */
+  releaseNamedLock(db: Knex, connection: unknown, name: string): Promise<void>;
   /** Classifies a driver error: database unreachable, worth retrying (deadlock, lock timeout), unique key clash. */
   classifyError(error: unknown): ErrorClass | undefined;
 }

@@ -152,8 +152,28 @@ export const mysqlDialect: Dialect = {
     return rows;
   },
 
+  // The session's time zone is UTC (openMysql): current_timestamp is utc_timestamp.
+  now(db) {
+    return db.raw('current_timestamp(3)');
+  },
+
   nowPlus(db, ms) {
     return db.raw('current_timestamp(3) + interval ? microsecond', [Math.round(ms) * 1000]);
+  },
+
+  castWhole: (sql) => `cast(${sql} as signed)`,
+
+  lockRowsKeepingKeys(query) {
+    query.forUpdate();
+  },
+
+  async tryNamedLock(db, connection, name) {
+    const [lock] = await db.select(db.raw(`get_lock(${NAMED_LOCK}, 0) as got`, [name])).connection(connection);
+    return Number(lock?.got) === 1;
+  },
+
+  async releaseNamedLock(db, connection, name) {
+    await db.select(db.raw(`release_lock(${NAMED_LOCK}) as released`, [name])).connection(connection);
   },
 
   async setVersionChange(trx, change) {
@@ -162,6 +182,14 @@ export const mysqlDialect: Dialect = {
 
   classifyError: classifyMysqlError,
 };
+
+/**
+ * The named lock of a name (Dialect.tryNamedLock). Named locks belong to the whole server, not to
+ * one database (advisory locks on PostgreSQL do): the database's name is part of it, so instances on
+ * other databases of the same server never wait for each other. Hashed to stay within the 64
+ * characters a lock name may have.
+ */
+const NAMED_LOCK = "concat('repoadmin.', sha1(concat(database(), char(0), ?)))";
 
 /** Classifies an error of `mysql2`: its server error numbers and its own codes. */
 export function classifyMysqlError(error: unknown): ErrorClass | undefined {

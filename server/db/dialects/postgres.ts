@@ -108,6 +108,9 @@ function publishSql(columns: string[], coordinates: string[], precondition: Prec
        returning uid, (xmax = 0) as created`;
 }
 
+/** The first key of named locks (Dialect.tryNamedLock) on PostgreSQL and PGlite. */
+const NAMED_LOCK_CLASS = 'repoadmin';
+
 /** Classifies an error of `pg` or PGlite (which report the same SQLSTATE codes). */
 export function classifyPostgresError(error: unknown): ErrorClass | undefined {
   const e = error as { code?: unknown; name?: unknown; message?: unknown } | null | undefined;
@@ -138,8 +141,28 @@ export function postgresLike(runStatement: Dialect['runStatement']): Dialect {
     runStatement,
     classifyError: classifyPostgresError,
 
+    now(db) {
+      return db.raw('current_timestamp(3)');
+    },
+
     nowPlus(db, ms) {
       return db.raw("current_timestamp(3) + (? * interval '1 millisecond')", [ms]);
+    },
+
+    castWhole: (sql) => `cast(${sql} as bigint)`,
+
+    lockRowsKeepingKeys(query) {
+      query.forNoKeyUpdate();
+    },
+
+    // A session advisory lock in the two-key space (apart from the one-key locks of publishes).
+    async tryNamedLock(db, connection, name) {
+      const [lock] = await db.select(db.raw('pg_try_advisory_lock(hashtext(?), hashtext(?)) as got', [NAMED_LOCK_CLASS, name])).connection(connection);
+      return lock?.got === true;
+    },
+
+    async releaseNamedLock(db, connection, name) {
+      await db.select(db.raw('pg_advisory_unlock(hashtext(?), hashtext(?)) as released', [NAMED_LOCK_CLASS, name])).connection(connection);
     },
 
     async setVersionChange(trx, change) {
