@@ -17,8 +17,8 @@ export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
  * - `public`: no token is read (login, health).
  * - `reader`: a token is read when sent; required only on a server whose search is not public.
  * - an object: a token is required; `role` limits it to one role, `scope` lets project tokens of
- *   that scope in (without one, project tokens are refused: user and token management take a
- *   session token), `allowWhileMustChange` lets a user who must change the password through.
+ *   that scope in (without one, project tokens are refused: user and token management and the
+ *   administration take a session token), `purpose` names what a refused project token was refused, `allowWhileMustChange` lets a user who must change the password through.
  *   `checkedByHandler` hands the handler the signed credential instead of the actor: the handler's
  *   one statement checks what the database knows of it (publishing).
  */
@@ -28,6 +28,8 @@ export type Access =
   | {
       role?: Role;
       scope?: TokenScope;
+      /** What a refused project token is told was refused (server/services/access.ts, TokenRule). */
+      purpose: string;
       allowWhileMustChange?: (request: { params: Record<string, string> }, actor: Actor) => boolean;
       checkedByHandler?: boolean;
     };
