@@ -7,6 +7,7 @@ export const AUDIT_ACTIONS = [
   'version.published', 'version.deleted', 'version.restored', 'webhook.created', 'webhook.changed',
   'webhook.deleted', 'webhook.disabled', 'retention.policy_changed', 'retention.policy_deleted', 'retention.run',
 ] as const;
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 export const AuditQuery = z
   .object({

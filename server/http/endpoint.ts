@@ -4,6 +4,7 @@
 // the OpenAPI document (server/openapi.ts) is built from the same list.
 import type { IncomingHttpHeaders } from 'node:http';
 import type * as z from 'zod';
+import type { AuditAction } from '../../common/schemas/audit.js';
 import type { TokenScope } from '../../common/schemas/tokens.js';
 import type { Role } from '../../common/schemas/users.js';
 import type { Metrics } from '../metrics.js';
@@ -88,7 +89,7 @@ export interface Endpoint<P = unknown, Q = unknown, B = unknown> {
    * Recorded in the audit log with its outcome (refusals and failures too), actor, address and
    * request id; `target` names what it acted on, from the validated input.
    */
-  audit?: { action: string; target?: (request: EndpointRequest<P, Q, B>) => string | undefined; via?: 'password' };
+  audit?: { action: AuditAction; target?: (request: EndpointRequest<P, Q, B>) => string | undefined; via?: 'password' };
   /** Fields every error answer of this endpoint carries besides the error shape (the user routes' `valid`). */
   errorFields?: (params: Record<string, string>) => Record<string, unknown>;
   /** Counts the endpoint's own outcome from its status (publishes, logins), besides every request's count. */
