@@ -6,6 +6,8 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { AUDIT_ACTIONS } from '../common/schemas/audit.js';
+import { TOKEN_SCOPES } from '../common/schemas/tokens.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const SOURCE_DIRS = ['cli', 'server', 'common', 'public/src', 'test', 'scripts', 'bench'];
@@ -218,5 +220,31 @@ describe('links between the files of docs/', () => {
       }
     }
     expect(problems).toEqual([]);
+  });
+});
+
+describe('closed sets written out in docs/', () => {
+  const docs = readdirSync(path.join(ROOT, 'docs')).filter((name) => name.endsWith('.md'));
+
+  it('every choice of --scope names each token scope', () => {
+    const problems: string[] = [];
+    for (const name of docs) {
+      const text = readFileSync(path.join(ROOT, 'docs', name), 'utf8');
+      const choices = [
+        ...[...text.matchAll(/--scope ([a-z]+(?:\|[a-z]+)+)/g)].map((m) => m[1]!.split('|')),
+        ...[...text.matchAll(/`--scope` is ((?:`[a-z]+`(?:, | or )?)+)/g)].map((m) => [...m[1]!.matchAll(/`([a-z]+)`/g)].map((w) => w[1]!)),
+      ];
+      for (const listed of choices) {
+        if ([...listed].sort().join() !== [...TOKEN_SCOPES].sort().join()) problems.push(`docs/${name}: --scope ${listed.join('|')}`);
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it("docs/webhooks.md's table of audit actions names each action once", () => {
+    const text = readFileSync(path.join(ROOT, 'docs', 'webhooks.md'), 'utf8');
+    const section = text.slice(text.indexOf('\n## Audit log'));
+    const rows = [...section.matchAll(/^\| `([a-z_.]+)` \|/gm)].map((m) => m[1]!);
+    expect(rows.sort()).toEqual([...AUDIT_ACTIONS].sort());
   });
 });

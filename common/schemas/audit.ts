@@ -1,17 +1,18 @@
 // The audit log: who did what, from where, with what outcome (docs/webhooks.md, "Audit log").
 import * as z from 'zod';
-import { offsetDateTime } from './common.js';
+import { NO_NUL, NO_NUL_MESSAGE, offsetDateTime } from './common.js';
 
 export const AUDIT_ACTIONS = [
   'login', 'user.created', 'user.password_changed', 'user.deleted', 'token.created', 'token.revoked',
   'version.published', 'version.deleted', 'version.restored', 'webhook.created', 'webhook.changed',
-  'webhook.deleted', 'webhook.disabled', 'retention.policy_changed', 'retention.run',
+  'webhook.deleted', 'webhook.disabled', 'retention.policy_changed', 'retention.policy_deleted', 'retention.run',
 ] as const;
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 export const AuditQuery = z
   .object({
     /** A user name. */
-    actor: z.string().max(100).optional(),
+    actor: z.string().max(100, 'at most 100 characters').regex(NO_NUL, NO_NUL_MESSAGE).optional(),
     action: z.enum(AUDIT_ACTIONS).optional(),
     since: offsetDateTime('must be an ISO 8601 date-time with an offset').optional().meta({ format: 'date-time' }),
     until: offsetDateTime('must be an ISO 8601 date-time with an offset').optional().meta({ format: 'date-time' }),

@@ -1,6 +1,6 @@
 // Webhooks: signed deliveries of events to a URL (docs/webhooks.md).
 import * as z from 'zod';
-import { LooseBoolean, Timestamp, Uuid, text } from './common.js';
+import { LooseBoolean, NO_NUL, NO_NUL_MESSAGE, Timestamp, Uuid, text } from './common.js';
 import { EventType } from './events.js';
 
 export const WEBHOOK_URL_MAX = 2048;
@@ -9,6 +9,7 @@ export const WEBHOOK_DESCRIPTION_MAX = 500;
 const WebhookUrl = z
   .string()
   .max(WEBHOOK_URL_MAX, `at most ${WEBHOOK_URL_MAX} characters`)
+  .regex(NO_NUL, NO_NUL_MESSAGE)
   .refine((s) => {
     try {
       const url = new URL(s);

@@ -27,14 +27,33 @@ export interface StoredAuditEntry extends Required<Omit<AuditEntry, 'actor'>> {
 /** Keys whose values are never stored: passwords, tokens, secrets, credentials of any kind. */
 const SECRET_KEY = /pass|secret|token(?!Id$)|authorization|credential|cookie|hash/i;
 
-/** The details with every secret-looking key dropped, at any depth. */
+/** Keys whose values are addresses, stored by redactedUrl. */
+const URL_KEY = /url$/i;
+
+/**
+ * An address as the audit log keeps it: its scheme, host and port, and the shape of its path, each
+ * segment replaced by `*`; query and fragment likewise. A receiver's secret often is a path segment
+ * (`/services/T0/B0/XXXX`) or a parameter (`?token=`), and no rule tells it from a plain word.
+ */
+export function redactedUrl(address: string): string {
+  let url: URL;
+  try {
+    url = new URL(address);
+  } catch {
+    return '*';
+  }
+  const path = url.pathname.replace(/[^/]+/g, '*');
+  return `${url.protocol}//${url.host}${path}${url.search ? '?*' : ''}${url.hash ? '#*' : ''}`;
+}
+
+/** The details with every secret-looking key dropped and every address redacted, at any depth. */
 export function withoutSecrets(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(withoutSecrets);
   if (value === null || typeof value !== 'object') return value;
   return Object.fromEntries(
     Object.entries(value as Record<string, unknown>)
       .filter(([key]) => !SECRET_KEY.test(key))
-      .map(([key, v]) => [key, withoutSecrets(v)]),
+      .map(([key, v]) => [key, URL_KEY.test(key) && typeof v === 'string' ? redactedUrl(v) : withoutSecrets(v)]),
   );
 }
 

@@ -90,9 +90,11 @@ export async function updatePolicy(
   return findPolicy(db, id);
 }
 
-export async function deletePolicy(db: Db, id: string): Promise<void> {
-  await findPolicy(db, id);
+/** Deletes a policy; what it was. */
+export async function deletePolicy(db: Db, id: string): Promise<PolicyRow> {
+  const policy = await findPolicy(db, id);
   await db('retention_policies').where({ id }).delete();
+  return policy;
 }
 
 /** `column` matches one of the globs (`*`: any characters, `\*`: an asterisk). */

@@ -102,8 +102,11 @@ export async function updateWebhook(db: Db, id: string, fields: Partial<WebhookF
   return findWebhook(db, id);
 }
 
-export async function deleteWebhook(db: Db, id: string): Promise<void> {
+/** Deletes a webhook; what it was. */
+export async function deleteWebhook(db: Db, id: string): Promise<StoredWebhook> {
+  const stored = await findWebhook(db, id);
   if (affectedCount(await db('webhooks').where({ id }).delete()) === 0) throw new AppError('not_found', `no webhook with id ${id}`);
+  return stored;
 }
 
 /** A new secret signs from now on; the current one keeps signing beside it until `overlapUntil`. */

@@ -4,6 +4,7 @@
 // the OpenAPI document (server/openapi.ts) is built from the same list.
 import type { IncomingHttpHeaders } from 'node:http';
 import type * as z from 'zod';
+import type { AuditAction } from '../../common/schemas/audit.js';
 import type { TokenScope } from '../../common/schemas/tokens.js';
 import type { Role } from '../../common/schemas/users.js';
 import type { Metrics } from '../metrics.js';
@@ -17,8 +18,8 @@ export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
  * - `public`: no token is read (login, health).
  * - `reader`: a token is read when sent; required only on a server whose search is not public.
  * - an object: a token is required; `role` limits it to one role, `scope` lets project tokens of
- *   that scope in (without one, project tokens are refused: user and token management take a
- *   session token), `allowWhileMustChange` lets a user who must change the password through.
+ *   that scope in (without one, project tokens are refused: user and token management and the
+ *   administration take a session token), `purpose` names what a refused project token was refused, `allowWhileMustChange` lets a user who must change the password through.
  *   `checkedByHandler` hands the handler the signed credential instead of the actor: the handler's
  *   one statement checks what the database knows of it (publishing).
  */
@@ -28,6 +29,8 @@ export type Access =
   | {
       role?: Role;
       scope?: TokenScope;
+      /** What a refused project token is told was refused (server/services/access.ts, TokenRule). */
+      purpose: string;
       allowWhileMustChange?: (request: { params: Record<string, string> }, actor: Actor) => boolean;
       checkedByHandler?: boolean;
     };
@@ -92,7 +95,7 @@ export interface Endpoint<P = unknown, Q = unknown, B = unknown> {
    * Recorded in the audit log with its outcome (refusals and failures too), actor, address and
    * request id; `target` names what it acted on, from the validated input.
    */
-  audit?: { action: string; target?: (request: EndpointRequest<P, Q, B>) => string | undefined; via?: 'password' };
+  audit?: { action: AuditAction; target?: (request: EndpointRequest<P, Q, B>) => string | undefined; via?: 'password' };
   /** Fields every error answer of this endpoint carries besides the error shape (the user routes' `valid`). */
   errorFields?: (params: Record<string, string>) => Record<string, unknown>;
   /** Counts the endpoint's own outcome from its status (publishes, logins), besides every request's count. */

@@ -197,6 +197,7 @@ function compile(endpoint: Endpoint, services: Services): Route {
   const rule = (params: Record<string, string>): TokenRule => ({
     role: access.role,
     scope: access.scope,
+    purpose: access.purpose,
     mustChangeAllowed: access.allowWhileMustChange && ((actor) => access.allowWhileMustChange!({ params }, actor)),
   });
   const resolve = async (req: IncomingMessage, params: Record<string, string>) => {

@@ -48,7 +48,7 @@ export function publishPrecondition(credential: SignedCredential, projectName: s
  * the project. Throws the 403 that says which.
  */
 export function checkMayPublish(actor: Actor, projectName: string): void {
-  checkActor(actor, { scope: 'publish' });
+  checkActor(actor, { scope: 'publish', purpose: 'publishing' });
   if (actor.role !== ADMIN && actor.projectName !== projectName) {
     throw new AppError('forbidden', `user ${actor.username} may publish only to project "${actor.projectName ?? ''}", not "${projectName}"`);
   }

@@ -101,8 +101,9 @@ export async function changePolicy(services: Services, id: string, change: Reten
   return toAnswer(changed);
 }
 
-export async function removePolicy(services: Services, id: string): Promise<void> {
-  await deletePolicy(services.db, id);
+/** Removes a policy; what it was. */
+export async function removePolicy(services: Services, id: string): Promise<RetentionPolicy> {
+  return toAnswer(await deletePolicy(services.db, id));
 }
 
 /** Moves records to the trash key by key (each key under its publish lock): how many moved. */

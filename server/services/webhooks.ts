@@ -25,7 +25,7 @@ import {
   rotateWebhookSecret,
   updateWebhook,
 } from '../db/webhooks.js';
-import { addressRules, literalAddress } from '../webhooks/addresses.js';
+import { addressRules, urlRefusal } from '../webhooks/addresses.js';
 import { send } from '../webhooks/send.js';
 import { newSecret } from '../webhooks/signature.js';
 import type { Services } from './context.js';
@@ -63,15 +63,14 @@ function toDelivery(stored: StoredDelivery): Delivery {
   };
 }
 
-/** A URL whose host is a refused literal address is refused at once (a name is checked at each send). */
-function checkAddress(services: Services, url: string): void {
-  const literal = literalAddress(new URL(url));
-  const refused = literal && addressRules(services.config.events.allowNetworks).refusal(literal);
+/** A URL that every delivery would refuse is refused at once (a name is checked again at each send). */
+async function checkAddress(services: Services, url: string): Promise<void> {
+  const refused = await urlRefusal(addressRules(services.config.events.allowNetworks), new URL(url));
   if (refused) throw new AppError('validation', `url: ${refused}`);
 }
 
 export async function createWebhook(services: Services, request: WebhookCreateRequest): Promise<WebhookCreated> {
-  checkAddress(services, request.url);
+  await checkAddress(services, request.url);
   const secret = newSecret();
   const stored = await insertWebhook(
     services.db,
@@ -96,12 +95,13 @@ export async function webhook(services: Services, id: string): Promise<Webhook> 
 }
 
 export async function changeWebhook(services: Services, id: string, request: WebhookUpdateRequest): Promise<Webhook> {
-  if (request.url !== undefined) checkAddress(services, request.url);
+  if (request.url !== undefined) await checkAddress(services, request.url);
   return toWebhook(await updateWebhook(services.db, id, request));
 }
 
-export async function removeWebhook(services: Services, id: string): Promise<void> {
-  await deleteWebhook(services.db, id);
+/** Removes a webhook; what it was. */
+export async function removeWebhook(services: Services, id: string): Promise<Webhook> {
+  return toWebhook(await deleteWebhook(services.db, id));
 }
 
 export async function rotateSecret(services: Services, id: string): Promise<SecretRotated> {

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { addressRules } from './addresses.js';
+import { addressRules, urlRefusal } from './addresses.js';
 import { send } from './send.js';
 
 describe('webhook address rules', () => {
@@ -15,6 +15,34 @@ describe('webhook address rules', () => {
       expect(rules.refusal(address), address).toBeUndefined();
     }
     expect(addressRules(['127.0.0.0/8']).refusal('127.0.0.1')).toBeUndefined();
+  });
+
+  it('judge an IPv6 address that carries an IPv4 one as that address, as the URL parser writes it too', () => {
+    // IPv4-compatible (`::127.0.0.1`), IPv4-mapped and NAT64, dotted and as `new URL` turns them into hex.
+    for (const address of ['::127.0.0.1', '::7f00:1', '::ffff:7f00:1', '64:ff9b::127.0.0.1', '64:ff9b::a9fe:a9fe', '::a9fe:a9fe', '0:0:0:0:0:ffff:7f00:1']) {
+      expect(rules.refusal(address), address).toBeDefined();
+    }
+    for (const address of ['::a00:1', '::ffff:a00:1', '64:ff9b::5db8:d822', '2001:db8::7f00:1']) {
+      expect(rules.refusal(address), address).toBeUndefined();
+    }
+    expect(addressRules(['127.0.0.0/8']).refusal('::7f00:1')).toBeUndefined();
+  });
+
+  it('refuse the cloud metadata addresses outside link-local, and name the server setting that allows an address', () => {
+    for (const address of ['100.100.100.200', '168.63.129.16']) expect(rules.refusal(address), address).toMatch(/cloud metadata/);
+    expect(rules.refusal('100.100.100.201')).toBeUndefined();
+    expect(rules.refusal('127.0.0.1')).toMatch(/server setting --repoadmin_webhook_allow_networks \(REPO_MAN_WEBHOOK_ALLOW_NETWORKS\)/);
+  });
+
+  it('refuse a URL as its deliveries would: a literal address, a name resolving to refused addresses only', async () => {
+    expect(await urlRefusal(rules, new URL('http://[::127.0.0.1]/'))).toMatch(/^127\.0\.0\.1 is a loopback address/);
+    expect(await urlRefusal(rules, new URL('http://100.100.100.200/latest/meta-data/'))).toMatch(/cloud metadata/);
+    const localhost = await urlRefusal(rules, new URL('http://localhost:9/hook'));
+    expect(localhost).toMatch(/^localhost resolves to an address that is a loopback address/);
+    expect(localhost).toContain('server setting --repoadmin_webhook_allow_networks');
+    expect(await urlRefusal(addressRules(['127.0.0.0/8', '::1/128']), new URL('http://localhost:9/hook'))).toBeUndefined();
+    // A name that does not resolve now is checked at each delivery instead.
+    expect(await urlRefusal(rules, new URL('https://hooks.invalid/x'))).toBeUndefined();
   });
 
   it('check the address a name resolves to when connecting: localhost is refused at send, allowed with the flag', async () => {

@@ -1,9 +1,12 @@
 // Which addresses a webhook may reach (docs/webhooks.md, "Addresses"): never loopback, link-local
 // (cloud metadata included), unspecified or multicast, unless the operator's allow list names the
 // network. The rule is checked on the address a request actually connects to (the `lookup` given to
-// the HTTP request), so a name that resolves, or later re-resolves, to a refused address is refused.
+// the HTTP request), so a name that resolves, or later re-resolves, to a refused address is refused;
+// and on the URL when a webhook is made or changed, so that what every delivery would refuse is
+// refused at once.
 import dns from 'node:dns';
 import net from 'node:net';
+import { SETTINGS } from '../settings.js';
 
 const REFUSED: [string, number, 'ipv4' | 'ipv6', string][] = [
   ['127.0.0.0', 8, 'ipv4', 'loopback'],
@@ -11,6 +14,8 @@ const REFUSED: [string, number, 'ipv4' | 'ipv6', string][] = [
   ['169.254.0.0', 16, 'ipv4', 'link-local (cloud metadata)'],
   ['fe80::', 10, 'ipv6', 'link-local'],
   ['fd00:ec2::254', 128, 'ipv6', 'cloud metadata'],
+  ['100.100.100.200', 32, 'ipv4', 'cloud metadata'],
+  ['168.63.129.16', 32, 'ipv4', 'cloud metadata'],
   ['0.0.0.0', 8, 'ipv4', 'unspecified'],
   ['::', 128, 'ipv6', 'unspecified'],
   ['224.0.0.0', 4, 'ipv4', 'multicast'],
@@ -18,10 +23,37 @@ const REFUSED: [string, number, 'ipv4' | 'ipv6', string][] = [
   ['ff00::', 8, 'ipv6', 'multicast'],
 ];
 
-/** An IPv4 address written as IPv6 (`::ffff:127.0.0.1`) is judged as the IPv4 address it is. */
+/** The server setting that lifts a refusal, as a refusal names it. */
+const { arg, env } = SETTINGS.webhookAllowNetworks;
+const ALLOW_NETWORKS_SETTING = `the server setting --${arg} (${env.join(', ')})`;
+
+/** How long making a webhook waits for its host name to resolve; past that, each delivery checks it. */
+const CREATION_LOOKUP_MS = 2_000;
+
+/** The 16 bytes of an IPv6 address (`::`, a dotted IPv4 tail and all). */
+function ipv6Bytes(address: string): number[] {
+  const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(address);
+  const hex = dotted ? `${address.slice(0, dotted.index)}${((+dotted[1]! << 8) | +dotted[2]!).toString(16)}:${((+dotted[3]! << 8) | +dotted[4]!).toString(16)}` : address;
+  const [head, tail] = hex.split('::') as [string, string | undefined];
+  const groups = (part: string | undefined) => (part ? part.split(':').map((g) => parseInt(g, 16)) : []);
+  const words = tail === undefined ? groups(head) : [...groups(head), ...Array<number>(8 - groups(head).length - groups(tail).length).fill(0), ...groups(tail)];
+  return words.flatMap((w) => [w >> 8, w & 0xff]);
+}
+
+/**
+ * An IPv6 address that carries an IPv4 address is judged as that IPv4 address: IPv4-mapped
+ * (`::ffff:127.0.0.1`), IPv4-compatible (`::127.0.0.1`, which the URL parser writes `::7f00:1`) and
+ * the NAT64 prefix 64:ff9b::/96. `::` and `::1` stay themselves.
+ */
 function plain(address: string): string {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  return mapped ? mapped[1]! : address;
+  if (!net.isIPv6(address)) return address;
+  const bytes = ipv6Bytes(address);
+  const prefix = bytes.slice(0, 12).join('.');
+  const ipv4 = bytes.slice(12).join('.');
+  const mapped = prefix === '0.0.0.0.0.0.0.0.0.0.255.255';
+  const nat64 = prefix === '0.100.255.155.0.0.0.0.0.0.0.0';
+  const compatible = prefix === '0.0.0.0.0.0.0.0.0.0.0.0' && ipv4 !== '0.0.0.0' && ipv4 !== '0.0.0.1';
+  return mapped || nat64 || compatible ? ipv4 : address;
 }
 
 function blockList(networks: string[]): net.BlockList {
@@ -52,7 +84,7 @@ export function addressRules(allowNetworks: string[]): AddressRules {
     const family = net.isIPv6(ip) ? 'ipv6' : 'ipv4';
     if (allowed.check(ip, family)) return undefined;
     const hit = refused.find(({ list }) => list.check(ip, family));
-    return hit && `${ip} is a ${hit.reason} address, which webhooks may not reach (--repoadmin_webhook_allow_networks)`;
+    return hit && `${ip} is a ${hit.reason} address, which webhooks may not reach unless ${ALLOW_NETWORKS_SETTING} names its network`;
   };
   const lookup: net.LookupFunction = (hostname, options, callback) => {
     dns.lookup(hostname, { ...options, all: true }, (error, addresses) => {
@@ -67,6 +99,28 @@ export function addressRules(allowNetworks: string[]): AddressRules {
     });
   };
   return { refusal, lookup };
+}
+
+/**
+ * Why a webhook may not have this URL under the rules: its literal address, or every address its
+ * host name resolves to now, is refused, as every delivery to it would be. Undefined when it may, and
+ * when the name does not resolve, or not within CREATION_LOOKUP_MS (each delivery checks it again).
+ */
+export async function urlRefusal(rules: AddressRules, url: URL): Promise<string | undefined> {
+  const literal = literalAddress(url);
+  if (literal) return rules.refusal(literal);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const resolved = new Promise<string | undefined>((resolve) => {
+    rules.lookup(url.hostname, { all: true }, (error) => resolve(error && (error as NodeJS.ErrnoException).code === 'EREFUSEDADDRESS' ? error.message : undefined));
+  });
+  const late = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), CREATION_LOOKUP_MS);
+  });
+  try {
+    return await Promise.race([resolved, late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** The literal IP address of a URL's host, or undefined for a name. */

@@ -9,7 +9,7 @@ export const auditEndpoints = [
     path: '/v1/audit',
     summary: 'Audit entries, newest first',
     tags: ['audit'],
-    access: { role: 'ROLE_ADMIN' },
+    access: { role: 'ROLE_ADMIN', purpose: 'read the audit log' },
     query: AuditQuery,
     responses: {
       200: { description: 'A page of entries', schema: AuditPage },

@@ -10,7 +10,7 @@ export const eventEndpoints = [
     summary: 'Events after a cursor, in commit order; `wait` holds the request until one arrives',
     description: "Administrators see every event; project tokens (scope read or publish) their project's.",
     tags: ['events'],
-    access: { scope: 'read' },
+    access: { scope: 'read', purpose: 'reading events' },
     query: EventsQuery,
     responses: {
       200: { description: 'The events and the cursor to read on from', schema: EventPage },

