@@ -64,14 +64,16 @@ const NEEDS_FORCE: Partial<Record<ErrorReason, string>> = {
   immutable_version: 'has a version that is immutable on this server: delete it with --force',
 };
 
+const coordinatesOf = (c: NonNullable<DeleteOptions['coordinates']>) => `${c.groupId}:${c.artifactId}:${c.version} on ${c.projectName} ${c.branch}`;
+
 /** A `*` in a coordinate is literal here: searches read it as a wildcard unless escaped. */
 const literal = (value: string) => value.replace(/\*/g, '\\*');
 
 export async function runDelete(opts: DeleteOptions, deps: Pick<Deps, 'api'>): Promise<Report> {
-  const c = opts.coordinates;
-  const what = c ? `${c.groupId}:${c.artifactId}:${c.version} on ${c.projectName} ${c.branch}` : `record ${opts.uid}`;
+  const what = opts.coordinates ? coordinatesOf(opts.coordinates) : `record ${opts.uid}`;
   let uid = opts.uid;
-  if (c) {
+  if (uid === undefined) {
+    const c = opts.coordinates!;
     const found = await deps.api.search(
       { projectName: literal(c.projectName), branch: literal(c.branch), groupId: literal(c.groupId), artifactId: literal(c.artifactId), version: literal(c.version) },
       { size: 1 },
