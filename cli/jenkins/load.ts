@@ -1,13 +1,13 @@
 // Reads a definition file from disk or, for a seed job, from a shallow fetch of a git repository
 // with the system's git, and names its source.
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, realpath, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { AppError } from '../../common/errors.js';
 import { withoutUserInfo } from '../../common/urls.js';
-import { ciOf, parseDefinitions, type Definitions } from './model.js';
+import { DEFINITION_FILE, ciOf, parseDefinitions, type Definitions } from './model.js';
 import { gitSourceId, localSourceId } from './source.js';
 
 const run = promisify(execFile);
@@ -37,11 +37,26 @@ export interface LoadedFile {
 export async function loadDefinitions(input: FileInput, env: NodeJS.ProcessEnv): Promise<LoadedFile> {
   if (input.file && input.git) throw new AppError('usage', 'give either a file or --git, not both');
   if (input.git) return loadFromGit(input, input.git, env);
-  if (!input.file) throw new AppError('usage', 'missing the definition file: give <file> or --git URL');
-  ciOf(input.file, input.ci);
-  const text = await readText(input.file);
-  const definitions = parseDefinitions(text, input.file, env);
-  return { fileName: input.file, sourceId: input.source ?? (await localSourceId(await realpath(input.file))), definitions };
+  const file = input.file ?? (await definitionFileIn('.'));
+  ciOf(file, input.ci);
+  const text = await readText(file);
+  const definitions = parseDefinitions(text, file, env);
+  return { fileName: file, sourceId: input.source ?? (await localSourceId(await realpath(file))), definitions };
+}
+
+/**
+ * The file a command given none reads: the one `<ci>-dsl-jobs.json` of `dir` (the current folder).
+ * None or several: a usage error naming what was found.
+ */
+export async function definitionFileIn(dir: string): Promise<string> {
+  const files = (await readdir(dir, { withFileTypes: true }).catch(() => [])).filter((entry) => entry.isFile()).map((entry) => entry.name).sort();
+  const definitions = files.filter((name) => DEFINITION_FILE.test(name));
+  const where = dir === '.' ? 'the current folder' : dir;
+  if (definitions.length === 1) return dir === '.' ? definitions[0]! : join(dir, definitions[0]!);
+  if (definitions.length > 1) throw new AppError('usage', `several definition files in ${where} (${definitions.join(', ')}): give one as <file>`);
+  const json = files.filter((name) => name.endsWith('.json'));
+  const found = json.length > 0 ? ` (JSON files there: ${json.join(', ')})` : '';
+  throw new AppError('usage', `no <ci>-dsl-jobs.json in ${where}${found}: give <file> or --git URL`);
 }
 
 async function readText(file: string): Promise<string> {

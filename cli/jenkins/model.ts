@@ -125,13 +125,16 @@ export interface Definitions {
   views: Map<string, string[]>;
 }
 
+/** What a definition file is named: `<ci>-dsl-jobs.json`, the build server first. */
+export const DEFINITION_FILE = /^(.+)-dsl-jobs\.json$/;
+
 /** Builds server adapters that exist: the `<ci>` of `<ci>-dsl-jobs.json`. */
 export const SUPPORTED_CI = ['jenkins'] as const;
 
 /** The `<ci>` of a file name, checked against the supported ones (or the --ci override). */
 export function ciOf(fileName: string, override?: string): string {
   const base = fileName.split(/[\\/]/).pop() ?? fileName;
-  const ci = override ?? /^(.+)-dsl-jobs\.json$/.exec(base)?.[1];
+  const ci = override ?? DEFINITION_FILE.exec(base)?.[1];
   const supported = SUPPORTED_CI.join(', ');
   if (ci === undefined) {
     throw new AppError('usage', `cannot tell the build server from the file name ${base}: name it <ci>-dsl-jobs.json (supported: ${supported}) or pass --ci`);

@@ -12,7 +12,7 @@ export const ErrorBody = z
     }),
     /** Field problems, only for `validation`. */
     errors: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
-    /** Why the request was refused although its token was accepted (POST /v1/tokens: `fresh_login_required`). */
+    /** Why the request was refused although its token was accepted (ERROR_REASONS: POST /v1/tokens, DELETE /v1/repositories/{uid}). */
     reason: z.enum(ERROR_REASONS).optional(),
     /** Only on the user routes. */
     valid: z.literal(false).optional(),

@@ -22,9 +22,25 @@ const REPOSITORY_URL = /^(?:(?:https?|ssh|git\+ssh|git):\/\/[^\s/?#]+[^\s]*|(?:[
 // eslint-disable-next-line no-control-regex -- finds control characters, on purpose
 const CONTROL = /[\u0001-\u001f\u007f-\u009f]/;
 
-/** A coordinate (project, branch, group, artifact, version, type): text without control characters. */
+const CONTROL_MESSAGE = 'must not contain control characters (tab, line break, escape and the like)';
+
+/** White space of any kind (Unicode's too: no-break space, the line separator): none is typed on purpose in a coordinate. */
+const WHITE_SPACE = /\s/;
+
+/** A record's type: text without control characters. */
+const label = (max: number) => text(max).refine((s) => !CONTROL.test(s), CONTROL_MESSAGE);
+
+/**
+ * A coordinate (project, branch, group, artifact, version): text without control characters or white
+ * space, so that it is typed, shown and matched as written (a Maven coordinate or a git branch has
+ * none). One message per value: a tab is named a control character. Only what is written is
+ * checked: records stored before the rule stay readable and searchable.
+ */
 const coordinate = (max: number) =>
-  text(max).refine((s) => !CONTROL.test(s), 'must not contain control characters (tab, line break, escape and the like)');
+  text(max).superRefine((s, ctx) => {
+    if (CONTROL.test(s)) ctx.addIssue({ code: 'custom', message: CONTROL_MESSAGE, input: s });
+    else if (WHITE_SPACE.test(s)) ctx.addIssue({ code: 'custom', message: 'must not contain white space', input: s });
+  });
 
 const absentWhenEmpty = (v: unknown) => (v === '' || v === null ? undefined : v);
 
@@ -73,7 +89,7 @@ export const VersionRecord = z
     /** Defaults to now. */
     creationDate: z.preprocess(absentWhenEmpty, CreationDate.optional()),
     /** Kind of artifact; defaults to LIBRARY. */
-    type: z.preprocess(absentWhenEmpty, coordinate(TYPE_MAX).optional()),
+    type: z.preprocess(absentWhenEmpty, label(TYPE_MAX).optional()),
     /** Makes this record the only latest one of its project, group, artifact and branch. */
     latestVersion: z.preprocess(absentWhenEmpty, LooseBoolean.optional()),
     /** Markdown: line breaks and tabs are its own. */

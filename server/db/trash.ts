@@ -83,6 +83,7 @@ export async function deleteVersion(db: Knex, uid: string, check: DeleteCheck): 
         throw new AppError(
           'conflict',
           `${describe(record)} is the latest of its key: delete it with force=true, and the highest remaining version becomes the latest`,
+          { reason: 'latest_record' },
         );
       }
       if (!record.latestVersion) {

@@ -26,7 +26,7 @@ export async function deleteRecord(services: Services, actor: Actor, uid: string
     allow: (record) => {
       mayChange(actor, record, 'delete');
       if (isImmutable(services, record.version) && !force) {
-        throw new AppError('conflict', `version ${record.version} is immutable on this server: delete it with force=true`);
+        throw new AppError('conflict', `version ${record.version} is immutable on this server: delete it with force=true`, { reason: 'immutable_version' });
       }
     },
   });

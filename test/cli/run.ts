@@ -16,6 +16,6 @@ export async function freshHome(): Promise<string> {
 }
 
 /** Runs the CLI asynchronously (the test server lives in this process and must keep answering). */
-export function run(args: string[], options: { env?: Record<string, string>; stdin?: string; home: string }): Promise<RunResult> {
-  return runBinary(args, { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: options.home, ...options.env }, options.stdin);
+export function run(args: string[], options: { env?: Record<string, string>; stdin?: string; home: string; cwd?: string }): Promise<RunResult> {
+  return runBinary(args, { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: options.home, ...options.env }, options.stdin, undefined, options.cwd);
 }

@@ -120,10 +120,10 @@ export interface RunResult {
   stderr: string;
 }
 
-/** Runs the CLI to completion. */
-export function run(args: string[], env: NodeJS.ProcessEnv, input?: string, timeoutMs = 60_000): Promise<RunResult> {
+/** Runs the CLI to completion (in `cwd`, else this process's folder). */
+export function run(args: string[], env: NodeJS.ProcessEnv, input?: string, timeoutMs = 60_000, cwd?: string): Promise<RunResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, ...args], { env, cwd, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     const timer = setTimeout(() => {

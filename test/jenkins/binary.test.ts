@@ -44,6 +44,38 @@ describe('bin/repoadmin jobs', () => {
     expect(JSON.parse(again.stdout)).toMatchObject({ changes: false, counts: { unchanged: 2 } });
   });
 
+  it('without a file takes the one <ci>-dsl-jobs.json of the current folder; none or several is a usage error naming what is there', async () => {
+    const folder = await scratch();
+    try {
+      const empty = await run(['jobs', 'validate'], { home, cwd: folder.dir });
+      expect(empty.code).toBe(2);
+      expect(empty.stderr).toContain('no <ci>-dsl-jobs.json in the current folder: give <file> or --git URL');
+
+      await folder.write('jobs.json', {});
+      const other = await run(['jobs', 'validate'], { home, cwd: folder.dir });
+      expect(other.code).toBe(2);
+      expect(other.stderr).toContain('no <ci>-dsl-jobs.json in the current folder (JSON files there: jobs.json)');
+
+      await folder.write('jenkins-dsl-jobs.json', { pipelineJobs: [pipelineJob('here')] });
+      const valid = await run(['jobs', 'validate'], { home, cwd: folder.dir });
+      expect(valid.code).toBe(0);
+      expect(valid.stdout).toContain('jenkins-dsl-jobs.json: valid: 1 pipeline');
+      // The other commands share the operand, so the default too.
+      const rendered = await run(['jobs', 'render'], { home, cwd: folder.dir });
+      expect(rendered.code).toBe(0);
+      expect(rendered.stdout).toContain('<flow-definition');
+      const diff = await run(['jobs', 'diff'], { home, cwd: folder.dir, env: env() });
+      expect(diff).toMatchObject({ code: 6, stdout: '+ create job here\n' });
+
+      await folder.write('other-dsl-jobs.json', {});
+      const several = await run(['jobs', 'validate'], { home, cwd: folder.dir });
+      expect(several.code).toBe(2);
+      expect(several.stderr).toContain('several definition files in the current folder (jenkins-dsl-jobs.json, other-dsl-jobs.json): give one as <file>');
+    } finally {
+      await folder.cleanup();
+    }
+  });
+
   it('applies from a file:// repository with --git, and refuses deletions without --yes', async () => {
     const repo = join(files.dir, 'repo');
     await commitFiles(repo, 'main', { 'jenkins-dsl-jobs.json': { pipelineJobs: [pipelineJob('seeded'), pipelineJob('kept')] } });

@@ -1,6 +1,7 @@
 // Odd input on every route answers in the error shape, never 500: NUL characters, versions whose
 // sort key grows on lower-casing, dates that leave the four-digit years, repeated query parameters.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { upsertVersion } from '../../server/db/versions.js';
 import { dbKinds } from '../helpers/db.js';
 import { type TestServer, startTestServer } from '../helpers/server.js';
 
@@ -50,6 +51,35 @@ describe.each(dbKinds())('odd input on %s', (kind) => {
     const res = await publish(body);
     expect(res.status).toBe(400);
     expect(res.body.errors).toEqual([{ path, message: 'must not contain control characters (tab, line break, escape and the like)' }]);
+  });
+
+  it.each([
+    ['projectName', record({ projectName: 'my project' })],
+    ['branch', record({ branch: 'feature x' })],
+    ['artifact.groupId', record({}, { groupId: 'com example' })],
+    ['artifact.artifactId', record({}, { artifactId: ' lib' })],
+    ['artifact.version', record({}, { version: 'not a version!' })],
+    ['artifact.version', record({}, { version: '1.0\u00a0' })],
+    ['branch', record({ branch: 'main\u2028' })],
+  ])('rejects white space in %s of a publish with 400', async (path, body) => {
+    const res = await publish(body);
+    expect(res.status).toBe(400);
+    expect(res.body.errors).toEqual([{ path, message: 'must not contain white space' }]);
+  });
+
+  it('keeps a type with a space, and a record with white space stored before the rule stays readable', async () => {
+    const typed = await publish(record({ type: 'SHARED LIBRARY' }, { version: '1.0.1' }));
+    expect(typed.status, JSON.stringify(typed.body)).toBeLessThan(300);
+    const stored = await upsertVersion(server.db, {
+      projectName: 'odd', branch: 'old branch', groupId: 'com example', artifactId: 'lib', version: 'not a version!',
+      repositoryUrl: null, creationDate: new Date(), type: 'LIBRARY', latestVersion: true, description: null,
+    });
+    const found = await search({ groupId: 'com example', version: 'not a version!' });
+    expect(found.status).toBe(200);
+    expect(found.body.versionInformation).toMatchObject([{ uid: stored!.uid, branch: 'old branch' }]);
+    expect((await server.request('GET', `/v1/repositories/${stored!.uid}`)).body).toMatchObject({ groupId: 'com example' });
+    const latest = await server.request('GET', '/v1/repositories/latest?groupId=com%20example&artifactId=lib&branch=old%20branch&projectName=odd');
+    expect(latest.body.version).toBe('not a version!');
   });
 
   it('keeps the line breaks and tabs of a description', async () => {

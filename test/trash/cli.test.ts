@@ -2,7 +2,10 @@
 // codes, tables and --json.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApi } from '../../cli/api/client.js';
+import { runDelete } from '../../cli/commands/delete/delete.js';
+import type { Deps } from '../../cli/deps.js';
 import { main } from '../../cli/main.js';
+import { AppError } from '../../common/errors.js';
 import { fakeDeps } from '../cli/fakes.js';
 import { type TestServer, startTestServer } from '../helpers/server.js';
 import { publishAsAdmin } from './services.js';
@@ -43,6 +46,31 @@ describe('delete, trash and retention commands', () => {
     expect(JSON.parse(listed.stdout).records.map((r: { version: string }) => r.version)).toEqual(['2.0.0', '1.0.0']);
     expect((await cli('trash', 'list')).stdout).toMatch(/1\.0\.0/);
     expect(await cli('trash', 'restore', uid)).toMatchObject({ code: 0, stderr: expect.stringMatching(/Restored com\.acme:app:1\.0\.0/) });
+  });
+
+  it("a refusal that needs force names the command's --force, not the API's force=true", async () => {
+    // A key of its own (branch main): the retention test below counts the records of feature/*.
+    const { uid } = await publishAsAdmin(server, { ...record('5.0.0', true), branch: 'main' });
+    const byUid = await cli('delete', uid);
+    expect(byUid.code).toBe(1);
+    expect(byUid.stderr).toContain(`record ${uid} is its key's latest record: delete it with --force`);
+    const byCoordinates = await cli('delete', '--project', 'shop', '--branch', 'main', '--group', 'com.acme', '--artifact', 'app', '--version', '5.0.0');
+    expect(byCoordinates.code).toBe(1);
+    expect(byCoordinates.stderr).toContain("com.acme:app:5.0.0 on shop main is its key's latest record: delete it with --force");
+    for (const refused of [byUid, byCoordinates]) expect(refused.stderr).not.toContain('force=true');
+    expect((await cli('delete', uid, '--force')).code).toBe(0);
+  });
+
+  it('an immutable version refused without force names --force too', async () => {
+    const refusal = new AppError('conflict', 'version 1.0.0 is immutable on this server: delete it with force=true', { reason: 'immutable_version' });
+    const api = { deleteVersion: () => Promise.reject(refusal) } as unknown as Deps['api'];
+    await expect(runDelete({ uid: 'u-1', force: false }, { api })).rejects.toMatchObject({
+      code: 'conflict',
+      message: 'record u-1 has a version that is immutable on this server: delete it with --force',
+    });
+    // Any other refusal passes as the server said it.
+    const other = new AppError('forbidden', 'user x may delete only records of project "a", not "b"');
+    await expect(runDelete({ uid: 'u-1', force: false }, { api: { deleteVersion: () => Promise.reject(other) } as unknown as Deps['api'] })).rejects.toBe(other);
   });
 
   it('retention add, run --dry-run (a table), enable, run, list, disable, remove', async () => {

@@ -69,6 +69,9 @@ describe.each(dbKinds())('delete, trash and retention endpoints on %s', (kind) =
     const refused = await server.request('DELETE', `/v1/repositories/${top}`, { token: admin });
     expect(refused.status).toBe(409);
     expect(refused.body._message.code).toBe('conflict');
+    // The reason lets a client say its own way of forcing it (the command line's --force).
+    expect(refused.body.reason).toBe('latest_record');
+    expect(refused.body._message.message).toMatch(/force=true/);
     expect((await server.request('DELETE', `/v1/repositories/${top}?force=maybe`, { token: admin })).status).toBe(400);
     expect((await server.request('DELETE', `/v1/repositories/${top}?force=true`, { token: admin })).status).toBe(204);
     const latest = await server.request('GET', '/v1/repositories/latest?groupId=g&artifactId=a&branch=feature/x&projectName=shop');

@@ -60,7 +60,7 @@ describe.each(dbKinds())('immutable versions on %s', (kind) => {
   it('deleting an immutable record needs force', async () => {
     const s = servicesOf(server, undefined, server.config);
     const { uid } = await stored('1.0.0');
-    await expect(deleteRecord(s, ADMIN, uid, false)).rejects.toMatchObject({ code: 'conflict' });
+    await expect(deleteRecord(s, ADMIN, uid, false)).rejects.toMatchObject({ code: 'conflict', details: { reason: 'immutable_version' } });
     await deleteRecord(s, ADMIN, uid, true);
     expect(await stored('1.0.0')).toBeUndefined();
   });

@@ -1,6 +1,6 @@
 // `repoadmin delete`: moves a version record to the trash, by uid or by its coordinates.
 import { Command } from 'commander';
-import { AppError } from '../../../common/errors.js';
+import { AppError, type ErrorReason } from '../../../common/errors.js';
 import type { Deps } from '../../deps.js';
 import type { Report } from '../../output/index.js';
 import { action, example } from '../support.js';
@@ -55,10 +55,22 @@ export function deleteCommand(deps: Deps, run = runDelete): Command {
     .action(action<DeleteFlags, DeleteOptions>(deps, (flags, [uid]) => parseDeleteFlags(flags, uid), run));
 }
 
+/**
+ * What the server refuses without force, said with this command's flag: the server's message names
+ * the API's `force=true`, its `reason` says which refusal it is (docs/api.md, "Errors").
+ */
+const NEEDS_FORCE: Partial<Record<ErrorReason, string>> = {
+  latest_record: "is its key's latest record: delete it with --force, and the highest remaining version becomes the latest",
+  immutable_version: 'has a version that is immutable on this server: delete it with --force',
+};
+
+const coordinatesOf = (c: NonNullable<DeleteOptions['coordinates']>) => `${c.groupId}:${c.artifactId}:${c.version} on ${c.projectName} ${c.branch}`;
+
 /** A `*` in a coordinate is literal here: searches read it as a wildcard unless escaped. */
 const literal = (value: string) => value.replace(/\*/g, '\\*');
 
 export async function runDelete(opts: DeleteOptions, deps: Pick<Deps, 'api'>): Promise<Report> {
+  const what = opts.coordinates ? coordinatesOf(opts.coordinates) : `record ${opts.uid}`;
   let uid = opts.uid;
   if (uid === undefined) {
     const c = opts.coordinates!;
@@ -67,9 +79,15 @@ export async function runDelete(opts: DeleteOptions, deps: Pick<Deps, 'api'>): P
       { size: 1 },
     );
     const record = found.versionInformation[0];
-    if (!record) throw new AppError('not_found', `no record ${c.groupId}:${c.artifactId}:${c.version} on ${c.projectName} ${c.branch}`);
+    if (!record) throw new AppError('not_found', `no record ${what}`);
     uid = record.uid;
   }
-  await deps.api.deleteVersion(uid, opts.force);
+  try {
+    await deps.api.deleteVersion(uid, opts.force);
+  } catch (error) {
+    const needsForce = error instanceof AppError && error.details.reason && NEEDS_FORCE[error.details.reason];
+    if (needsForce) throw new AppError(error.code, `${what} ${needsForce}`, { reason: error.details.reason });
+    throw error;
+  }
   return { json: { uid, deleted: true }, notes: [`Moved ${uid} to the trash (repoadmin trash restore ${uid} puts it back).`] };
 }

@@ -1,4 +1,4 @@
-// `repoadmin jobs apply <file>`: carries the plan out; deletions need a confirmation or --yes.
+// `repoadmin jobs apply [file]`: carries the plan out; deletions need a confirmation or --yes.
 // Exit 1 when any item failed or was refused; --dry-run is `jobs diff`.
 import type { Command } from 'commander';
 import { AppError } from '../../../common/errors.js';

@@ -1,4 +1,4 @@
-// `repoadmin jobs diff <file>`: the plan against the live Jenkins, with unified diffs of updates.
+// `repoadmin jobs diff [file]`: the plan against the live Jenkins, with unified diffs of updates.
 // Exit 0 when nothing would change, 6 when something would, the usual codes otherwise.
 import type { Command } from 'commander';
 import type { Deps } from '../../deps.js';

@@ -1,4 +1,4 @@
-// `repoadmin jobs render <file> [--out DIR]`: each job's, folder's and view's config.xml, no server.
+// `repoadmin jobs render [file] [--out DIR]`: each job's, folder's and view's config.xml, no server.
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Command } from 'commander';

@@ -49,7 +49,7 @@ export function fileCommand(name: string, summary: string): Command {
   return new Command(name)
     .summary(summary)
     .helpOption('-h, --help', 'show help')
-    .argument('[file]', 'the definition file, <ci>-dsl-jobs.json')
+    .argument('[file]', 'the definition file, <ci>-dsl-jobs.json (default: the one in the current folder)')
     .option('--git <url>', 'read the file from this git repository (a shallow fetch) instead of <file>')
     .option('--ref <ref>', 'with --git: branch, tag or commit (default: the remote HEAD)')
     .option('--path <file>', 'with --git: the file inside the repository (default: jenkins-dsl-jobs.json)')

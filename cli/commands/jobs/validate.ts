@@ -1,4 +1,4 @@
-// `repoadmin jobs validate <file>`: checks the file only; all its problems at once.
+// `repoadmin jobs validate [file]`: checks the file only; all its problems at once.
 import type { Command } from 'commander';
 import type { Deps } from '../../deps.js';
 import type { Report } from '../../output/index.js';
