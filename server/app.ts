@@ -10,7 +10,7 @@ import { tokenSettings } from './auth/tokens.js';
 import type { ServerConfig } from './config.js';
 import { trackOutages } from './db/outage.js';
 import { createPipeline } from './http/pipeline.js';
-import { createMetrics } from './metrics.js';
+import type { Metrics } from './metrics.js';
 import { errors } from './middleware/errors.js';
 import { observe } from './middleware/observe.js';
 import { publicFiles } from './middleware/static.js';
@@ -26,6 +26,8 @@ export interface AppOptions {
   /** The JWT signing secret (from the configuration or the database). */
   secret: string;
   passwords?: Passwords;
+  /** The Prometheus metrics, unless REPO_MAN_METRICS=false; made before the server listens (start.ts). */
+  metrics?: Metrics;
   now?: () => Date;
   publicDir?: string;
 }
@@ -34,7 +36,6 @@ export type RequestListener = (req: IncomingMessage, res: ServerResponse) => voi
 
 /** What the endpoints and the scheduled work run with. */
 export function createServices(options: AppOptions): Services {
-  const metrics = options.config.metrics ? createMetrics(options.db) : undefined;
   const services: Services = {
     db: options.db,
     config: options.config,
@@ -42,7 +43,7 @@ export function createServices(options: AppOptions): Services {
     passwords: options.passwords ?? createPasswords(options.config.bcryptCost),
     tokens: tokenSettings(options.secret, options.config.jwt.issuer, options.config.jwt.ttlSeconds),
     now: options.now ?? (() => new Date()),
-    metrics,
+    metrics: options.metrics,
   };
   services.audit = auditWriter(services);
   return services;

@@ -29,7 +29,11 @@ function workerLabel(): Record<string, string> {
   return cluster.isWorker ? { worker: String(cluster.worker!.id) } : {};
 }
 
-export function createMetrics(db: Knex): Metrics {
+/**
+ * The metrics of one server. `db` is its database once open: metrics are made before it, so that
+ * the answers while the server starts are counted too; the pool gauges read 0 until then.
+ */
+export function createMetrics(db: () => Knex | undefined): Metrics {
   const registry = new Registry();
   const worker = workerLabel();
   collectDefaultMetrics({ register: registry, labels: worker });
@@ -60,7 +64,7 @@ export function createMetrics(db: Knex): Metrics {
   for (const created of ['true', 'false']) metrics.publishes.inc({ created }, 0);
   for (const result of LOGIN_RESULTS) metrics.logins.inc({ result }, 0);
 
-  const pool = () => (db.client as { pool?: Pool }).pool;
+  const pool = () => (db()?.client as { pool?: Pool } | undefined)?.pool;
   new Gauge({
     name: 'repoadmin_db_pool_connections',
     help: 'Database pool connections: used, free, and requests waiting for one (pending)',

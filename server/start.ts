@@ -11,8 +11,9 @@ import { openDatabase } from './db/connect.js';
 import { createHttpServer } from './http-server.js';
 import { errorBody } from './http/errors.js';
 import { startOutbox } from './services/outbox.js';
-import { logRequest, requestIdFrom } from './http/observe.js';
+import { UNMATCHED_ROUTE, countRequest, logRequest, requestIdFrom } from './http/observe.js';
 import { SECURITY_HEADERS } from './http/pipeline.js';
+import { type Metrics, createMetrics } from './metrics.js';
 import { createScheduler, type Scheduler, type SchedulerOptions } from './schedule.js';
 import { registerTasks } from './tasks.js';
 import { prepareDatabase } from './setup.js';
@@ -58,17 +59,20 @@ function listen(server: http.Server, port: number, host: string | undefined): Pr
 
 /**
  * Answers while the database is being opened: the port is taken before that, so nothing is created
- * when it is not free. Like every answer, with an X-Request-Id, the security headers and a log line.
+ * when it is not free. Like every answer, with an X-Request-Id, the security headers, a log line
+ * and its count (under the route `unmatched`: no route is served yet).
  */
-function starting(log: Logger): http.RequestListener {
+function starting(log: Logger, metrics: Metrics | undefined): http.RequestListener {
   return (request, response) => {
     const started = process.hrtime.bigint();
     const requestId = requestIdFrom(request.headers['x-request-id']);
+    const method = request.method ?? 'GET';
     const body = JSON.stringify(errorBody(new AppError('unavailable', 'the server is starting; try again in a moment')));
     response
       .writeHead(503, { 'content-type': 'application/json; charset=utf-8', 'retry-after': '1', 'X-Request-Id': requestId, ...SECURITY_HEADERS })
       .end(body);
-    logRequest(log, requestId, request.method ?? 'GET', (request.url ?? '/').split('?', 1)[0]!, 503, started);
+    if (metrics) countRequest(metrics, method, UNMATCHED_ROUTE, 503, started);
+    logRequest(log, requestId, method, (request.url ?? '/').split('?', 1)[0]!, 503, started);
   };
 }
 
@@ -90,8 +94,10 @@ function closeServer(server: http.Server, graceMs: number): Promise<void> {
 }
 
 export async function startServer(config: ServerConfig, options: StartOptions): Promise<RunningServer> {
-  let handler: http.RequestListener = starting(options.log);
-  const server = createHttpServer((request, response) => handler(request, response));
+  let database: Awaited<ReturnType<typeof openDatabase>> | undefined;
+  const metrics = config.metrics ? createMetrics(() => database?.db) : undefined;
+  let handler: http.RequestListener = starting(options.log, metrics);
+  const server = createHttpServer((request, response) => handler(request, response), { log: options.log, metrics });
   let port: number;
   try {
     port = await listen(server, config.port, options.host ?? config.host);
@@ -104,13 +110,12 @@ export async function startServer(config: ServerConfig, options: StartOptions): 
     );
   }
 
-  let database: Awaited<ReturnType<typeof openDatabase>> | undefined;
   try {
     database = await openDatabase(config.db);
     for (const warning of database.warnings) options.warn?.(warning);
     const passwords = createPasswords(config.bcryptCost);
     const prepared = await prepareDatabase(database.db, config, passwords);
-    const appOptions = { db: database.db, config, log: options.log, secret: prepared.secret, passwords, now: options.now };
+    const appOptions = { db: database.db, config, log: options.log, secret: prepared.secret, passwords, metrics, now: options.now };
     const services = createServices(appOptions);
     handler = createApp(appOptions, services);
     const { db, description, close } = database;

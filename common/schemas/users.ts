@@ -12,6 +12,15 @@ export const PROJECT_NAME_MAX = 100;
 export const PASSWORD_MIN_BYTES = 8;
 export const PASSWORD_MAX_BYTES = 72;
 
+/**
+ * Whether two user ids name the same user: the one home of that comparison. Ids are UUIDs, whose
+ * letters may come in either case (the Uuid schema lowers them; a path parameter before its
+ * validation, a CLI operand or a stored login may not have been through it).
+ */
+export function sameUserId(a: string | null | undefined, b: string | null | undefined): boolean {
+  return typeof a === 'string' && typeof b === 'string' && a.toLowerCase() === b.toLowerCase();
+}
+
 export const Username = text(USERNAME_MAX).regex(/^[A-Za-z0-9._@-]+$/, 'only letters, digits and . _ @ -');
 export const ProjectName = text(PROJECT_NAME_MAX);
 

@@ -58,8 +58,11 @@ export interface Answer {
   /** A body that is already text, with its content type (the metrics, the YAML description). */
   text?: { type: string; body: string };
   headers?: Record<string, string>;
-  /** Details for the audit entry of an endpoint declared with `audit` (never a secret). */
-  audit?: { target?: string; details?: Record<string, unknown> };
+  /**
+   * For the audit entry of an endpoint declared with `audit`: its target and details (never a
+   * secret), and its actor where the request carried no token (the user a login proved).
+   */
+  audit?: { target?: string; details?: Record<string, unknown>; actor?: Actor };
 }
 
 export interface Response {

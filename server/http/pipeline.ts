@@ -28,12 +28,17 @@ interface Route {
   label: string;
   /** The path's segments; a parameter's is its name with a leading ':'. */
   segments: string[];
-  /** Resolves the caller, or throws its 401/403; at once where no token is read. */
-  access: (req: IncomingMessage, params: Record<string, string>) => Caller | Promise<Caller>;
+  /** Resolves the caller from its token (a 401 for one that is not valid); at once where no token is read. */
+  access: (req: IncomingMessage) => Caller | Promise<Caller>;
+  /**
+   * Throws the 401/403 the caller gets under the endpoint's rule. Apart from `access`, so that a
+   * refused request's audit entry still names who was refused.
+   */
+  check?: (caller: Caller, params: Record<string, string>) => void;
   /** Answers that need a token are not stored by caches. */
   private: boolean;
-  /** Where the handler checks the credential: the whole check, to say what is wrong with it first. */
-  verify?: (req: IncomingMessage, params: Record<string, string>) => Promise<unknown>;
+  /** Where the handler checks the credential: the user it names, to say what is wrong with it first. */
+  verify?: (req: IncomingMessage) => Promise<Actor | undefined>;
 }
 
 interface Caller {
@@ -200,24 +205,26 @@ function compile(endpoint: Endpoint, services: Services): Route {
     purpose: access.purpose,
     mustChangeAllowed: access.allowWhileMustChange && ((actor) => access.allowWhileMustChange!({ params }, actor)),
   });
-  const resolve = async (req: IncomingMessage, params: Record<string, string>) => {
-    const actor = await actorOf(services, req.headers.authorization);
-    checkActor(actor, rule(params));
-    return { actor };
+  const identify = (req: IncomingMessage) => actorOf(services, req.headers.authorization);
+  const resolve = async (req: IncomingMessage) => ({ actor: await identify(req) });
+  // A signed credential left to the handler is checked by the handler's statement.
+  const check = (caller: Caller, params: Record<string, string>) => {
+    if (!caller.credential) checkActor(caller.actor, rule(params));
   };
-  if (!access.checkedByHandler) return { endpoint, method: endpoint.method, label, segments, access: resolve, private: true };
+  if (!access.checkedByHandler) return { endpoint, method: endpoint.method, label, segments, access: resolve, check, private: true };
   return {
     endpoint,
     method: endpoint.method,
     label,
     segments,
     private: true,
-    verify: resolve,
+    check,
+    verify: identify,
     // A signed credential goes to the handler, whose statement checks the rest; any other is
     // resolved here, which says what is wrong with it.
-    access: async (req, params) => {
+    access: (req) => {
       const credential = signedCredential(services, req.headers.authorization);
-      return credential ? { credential } : resolve(req, params);
+      return credential ? { credential } : resolve(req);
     },
   };
 }
@@ -249,23 +256,25 @@ async function serve(
       else throw new AppError('not_found', `no such resource: ${method} ${path}`);
     } else {
       const endpoint = route.endpoint;
-      const access = route.access(req, params);
-      ({ actor, credential } = access instanceof Promise ? await access : access);
+      const access = route.access(req);
+      const caller = access instanceof Promise ? await access : access;
+      ({ actor, credential } = caller);
       try {
-        request = new HandlerRequest(
-          endpoint.params ? parse(endpoint.params, params) : params,
-          endpoint.query ? parseQuery(endpoint.query, parseQueryString(search)) : {},
-          endpoint.body ? parse(endpoint.body, await readJson(req, { optional: endpoint.bodyOptional })) : undefined,
-          actor,
-          credential,
-          requestId,
-          address,
-          req.headers,
-          res,
-        );
+        route.check?.(caller, params);
+      } catch (refused) {
+        // The audit entry of a refused request names its target too, when its input is valid.
+        if (endpoint.audit?.target) request = await settled(() => handlerRequest(endpoint, req, res, params, search, caller, requestId, address));
+        throw refused;
+      }
+      try {
+        const made = handlerRequest(endpoint, req, res, params, search, caller, requestId, address);
+        request = made instanceof Promise ? await made : made;
       } catch (invalid) {
         // A credential left to the handler is still reported before a problem with the input.
-        if (credential) await route.verify?.(req, params);
+        if (credential && route.verify) {
+          actor = await route.verify(req);
+          route.check?.({ actor }, params);
+        }
         throw invalid;
       }
       try {
@@ -292,6 +301,7 @@ async function serve(
   logRequest(services.log, requestId, method, path, status, started);
   const audit = route?.endpoint.audit;
   if (audit && services.audit) {
+    actor = answer.audit?.actor ?? actor;
     services.audit({
       action: audit.action,
       actor,
@@ -303,6 +313,37 @@ async function serve(
       requestId,
       details: answer.audit?.details,
     });
+  }
+}
+
+/**
+ * The handler's request: the input parsed by the endpoint's schemas (a 400 for what they refuse),
+ * at once when there is no body to read.
+ */
+function handlerRequest(
+  endpoint: Endpoint,
+  req: IncomingMessage,
+  res: ServerResponse,
+  params: Record<string, string>,
+  search: string,
+  caller: Caller,
+  requestId: string,
+  address: string,
+): HandlerRequest | Promise<HandlerRequest> {
+  const parsedParams = endpoint.params ? parse(endpoint.params, params) : params;
+  const query = endpoint.query ? parseQuery(endpoint.query, parseQueryString(search)) : {};
+  const made = (body: unknown) => new HandlerRequest(parsedParams, query, body, caller.actor, caller.credential, requestId, address, req.headers, res);
+  const schema = endpoint.body;
+  if (!schema) return made(undefined);
+  return readJson(req, { optional: endpoint.bodyOptional }).then((raw) => made(parse(schema, raw)));
+}
+
+/** What `make` gives, or undefined when it throws or rejects. */
+async function settled<T>(make: () => T | Promise<T>): Promise<T | undefined> {
+  try {
+    return await make();
+  } catch {
+    return undefined;
   }
 }
 

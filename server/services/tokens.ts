@@ -29,6 +29,7 @@ import {
   lockTokenHashesOfUser,
   touchToken,
 } from '../db/tokens.js';
+import { sameUserId } from '../../common/schemas/users.js';
 import { findUserById, lockUser } from '../db/users.js';
 import { verifyLogin } from './auth.js';
 import type { Actor, Services } from './context.js';
@@ -57,7 +58,7 @@ function toProjectToken(row: TokenRow): ProjectToken {
 
 /** The user whose tokens the actor asks about: itself by default, anyone for administrators. */
 function ownerFor(actor: Actor, userId: string | undefined, what: string): string {
-  if (!userId || userId === actor.userId) return actor.userId;
+  if (!userId || sameUserId(userId, actor.userId)) return actor.userId;
   if (!isAdmin(actor)) throw new AppError('forbidden', `only administrators may ${what} the tokens of other users`);
   return userId;
 }
@@ -93,7 +94,7 @@ async function confirmFreshLogin(services: Services, actor: Actor, password: str
       throw error;
     }
     // The name was given to another user since the session was checked (deleted and made again).
-    if (user.userId !== actor.userId) throw new AppError('unauthorized', 'the token belongs to a user that no longer exists');
+    if (!sameUserId(user.userId, actor.userId)) throw new AppError('unauthorized', 'the token belongs to a user that no longer exists');
     return 'password';
   }
   const age = actor.sessionIssuedAt ? services.now().getTime() - actor.sessionIssuedAt.getTime() : Number.NaN;
@@ -152,7 +153,7 @@ export async function listProjectTokens(services: Services, actor: Actor, query:
   let owner: string | undefined;
   if (!isAdmin(actor) || query.userId) {
     owner = ownerFor(actor, query.userId, 'list');
-    if (owner !== actor.userId && !(await findUserById(services.db, owner))) throw new AppError('not_found', `no user with id ${owner}`);
+    if (!sameUserId(owner, actor.userId) && !(await findUserById(services.db, owner))) throw new AppError('not_found', `no user with id ${owner}`);
   }
   const { items, total } = await listTokens(services.db, { userId: owner }, query);
   return {
@@ -166,7 +167,7 @@ export async function revokeProjectToken(services: Services, actor: Actor, id: s
   await retryConflicts(() =>
     services.db.transaction(async (trx) => {
       const token = await findTokenById(trx, id);
-      if (!token || (token.userId !== actor.userId && !isAdmin(actor))) throw new AppError('not_found', `no token with id ${id}`);
+      if (!token || (!sameUserId(token.userId, actor.userId) && !isAdmin(actor))) throw new AppError('not_found', `no token with id ${id}`);
       // Gone by now when its user was deleted meanwhile, which remembered it.
       const hash = await deleteToken(trx, id);
       if (hash) await rememberRevoked(trx, [hash], 'revoked', services.now());

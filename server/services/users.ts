@@ -1,7 +1,7 @@
 // Users: create, change a password, delete, list, and the first administrator.
 import { AppError } from '../../common/errors.js';
 import { formatTimestamp } from '../../common/dates.js';
-import { FIRST_PASSWORD, type Me, type User, type UserCreateRequest, type UserResult } from '../../common/schemas/users.js';
+import { FIRST_PASSWORD, type Me, type User, type UserCreateRequest, type UserResult, sameUserId } from '../../common/schemas/users.js';
 import { issueToken } from '../auth/tokens.js';
 import {
   countUsers,
@@ -57,7 +57,7 @@ export async function createUser(services: Services, request: UserCreateRequest)
 }
 
 export async function changePassword(services: Services, actor: Actor, userId: string, password: string): Promise<UserResult> {
-  const own = actor.userId === userId;
+  const own = sameUserId(actor.userId, userId);
   if (!own && actor.role !== 'ROLE_ADMIN') {
     throw new AppError('forbidden', 'you may change only your own password');
   }

@@ -303,3 +303,19 @@ describe('the first administrator', () => {
     expect(me.body).toEqual({ userId: DEFAULT_ADMIN_ID, username: 'admin', projectName: null, role: 'ROLE_ADMIN', mustChangePassword: false });
   });
 });
+
+describe('the first administrator, naming itself with its id in upper case', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer({ mustChangeAdminPassword: true });
+  });
+  afterAll(() => server?.close());
+
+  it('may still change its own password: ids are the same whatever their letter case', async () => {
+    const token = (await login(server, 'admin', 'password')).body.token;
+    const changed = await server.request('PUT', `/v1/users/${DEFAULT_ADMIN_ID.toUpperCase()}/password`, { token, body: { password: 'a-new-admin-secret' } });
+    expect(changed.status).toBe(200);
+    expect(changed.body).toMatchObject({ userId: DEFAULT_ADMIN_ID, valid: true, token: expect.any(String) });
+    expect((await server.request('GET', '/v1/users', { token: changed.body.token })).status).toBe(200);
+  });
+});

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dbKinds } from '../helpers/db.js';
 import { eventually } from '../helpers/receiver.js';
-import { ADMIN_PASSWORD, type TestServer, startTestServer } from '../helpers/server.js';
+import { ADMIN_PASSWORD, DEFAULT_ADMIN_ID, type TestServer, startTestServer } from '../helpers/server.js';
 
 /**
  * Settles once the server's feed has read the events `times` more times (its read, seen as the
@@ -122,6 +122,43 @@ describe.each(dbKinds())('events, webhooks and audit endpoints on %s', (kind) =>
     expect(entries.find((e) => e.action === 'webhook.created' && e.outcome === 'denied')).toBeDefined();
     const stored = JSON.stringify(await server.db('audit').select('*'));
     for (const secret of [ADMIN_PASSWORD, 'wrong-password', 'dev-secret-1', admin, user]) expect(stored).not.toContain(secret);
+  });
+
+  it('audit: a login names the user it proved; a request the role or scope check refused names who tried, how and what at', async () => {
+    const made = await server.request('POST', '/v1/users', { token: admin, body: { username: 'auditee', password: 'auditee-pw-1', projectName: 'p7', role: 'ROLE_USER' } });
+    expect(made.status).toBe(201);
+    const id = (name: string) => ({ 'X-Request-Id': `${name}-${kind}` });
+    const session = await server.request('POST', '/v1/authentication/generate-token', { headers: id('audit-login'), body: { username: 'auditee', password: 'auditee-pw-1' } });
+    expect(session.status).toBe(200);
+    const token = session.body.token as string;
+    // The role check refuses: an administrator's actions, by a ROLE_USER session.
+    const create = await server.request('POST', '/v1/users', { token, headers: id('audit-role'), body: { username: 'sneaky', password: 'sneaky-pw-1', projectName: 'p7', role: 'ROLE_ADMIN' } });
+    expect(create.status).toBe(403);
+    const remove = await server.request('DELETE', `/v1/users/${DEFAULT_ADMIN_ID}`, { token, headers: id('audit-role-param') });
+    expect(remove.status).toBe(403);
+    // The scope check refuses: a project token may not manage users.
+    const projectToken = await server.request('POST', '/v1/tokens', { token, body: { name: 'audit-pipeline', scope: 'read' } });
+    expect(projectToken.status).toBe(201);
+    const scoped = await server.request('PUT', `/v1/users/${made.body.userId}/password`, { token: projectToken.body.token, headers: id('audit-scope'), body: { password: 'auditee-pw-2' } });
+    expect(scoped.status).toBe(403);
+
+    const ids = ['audit-login', 'audit-role', 'audit-role-param', 'audit-scope'].map((name) => id(name)['X-Request-Id']);
+    await eventually(async () => (await server.db('audit').whereIn('request_id', ids)).length === ids.length);
+    const listed = await server.request('GET', '/v1/audit?actor=auditee&size=100', { token: admin });
+    expect(listed.status).toBe(200);
+    const entries = (listed.body.entries as { requestId: string }[]).filter((e) => ids.includes(e.requestId));
+    const entry = (name: string) => entries.find((e) => e.requestId === id(name)['X-Request-Id']);
+    const auditee = { userId: made.body.userId, username: 'auditee' };
+    expect(entry('audit-login')).toMatchObject({ action: 'login', outcome: 'ok', via: 'password', target: 'auditee', actor: { ...auditee, tokenId: null } });
+    expect(entry('audit-role')).toMatchObject({ action: 'user.created', outcome: 'denied', via: 'session', target: 'sneaky', actor: { ...auditee, tokenId: null } });
+    expect(entry('audit-role-param')).toMatchObject({ action: 'user.deleted', outcome: 'denied', via: 'session', target: DEFAULT_ADMIN_ID, actor: auditee });
+    expect(entry('audit-scope')).toMatchObject({
+      action: 'user.password_changed',
+      outcome: 'denied',
+      via: 'token',
+      target: made.body.userId,
+      actor: { ...auditee, tokenId: projectToken.body.id },
+    });
   });
 
   it('audit: no stored row holds a password, token or webhook secret of the actions that handle one', async () => {

@@ -1,6 +1,10 @@
 // The HTTP surface: the one error shape everywhere, body limits, request ids, docs, health.
+import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ErrorBody } from '../../common/schemas/errors.js';
+import { UNKNOWN_METHOD } from '../../server/http-server.js';
+import { UNMATCHED_ROUTE } from '../../server/http/observe.js';
+import { sample } from '../helpers/metrics.js';
 import { type TestServer, startTestServer } from '../helpers/server.js';
 
 describe('http', () => {
@@ -58,6 +62,41 @@ describe('http', () => {
     expect(made.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
     const unsafe = await server.request('GET', '/health', { headers: { 'X-Request-Id': 'a b <script>' } });
     expect(unsafe.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it("answers what Node's parser refuses with a request id, logged and counted like any answer", async () => {
+    /** Sends raw bytes and reads until the server closes: the status and the headers of its answer. */
+    const sendRaw = (bytes: string) =>
+      new Promise<{ status: number; headers: Map<string, string> }>((resolve, reject) => {
+        const socket = net.connect(Number(new URL(server.url).port), '127.0.0.1');
+        let text = '';
+        socket.on('data', (chunk: Buffer) => (text += chunk.toString('latin1')));
+        socket.on('error', reject);
+        socket.on('end', () => {
+          const [statusLine = '', ...lines] = text.split('\r\n\r\n', 1)[0]!.split('\r\n');
+          const headers = new Map(lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]));
+          resolve({ status: Number(statusLine.split(' ')[1]), headers });
+        });
+        socket.end(bytes);
+      });
+    const labels = (status: number) => ({ method: UNKNOWN_METHOD, route: UNMATCHED_ROUTE, status: String(status) });
+    const before = (await server.request('GET', '/metrics')).text;
+    const broken = await sendRaw('GET /health HTTP/1.1\r\nHost: x\r\nno colon here\r\n\r\n');
+    const tooLong = await sendRaw(`GET /health HTTP/1.1\r\nHost: x\r\nX-Long: ${'x'.repeat(70_000)}\r\n\r\n`);
+    expect(broken.status).toBe(400);
+    expect(tooLong.status).toBe(431);
+    for (const answer of [broken, tooLong]) {
+      expect(answer.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+      expect(answer.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(answer.headers.get('referrer-policy')).toBe('no-referrer');
+      const line = server.logs.find((l) => l.includes(`"requestId":"${answer.headers.get('x-request-id')}"`));
+      expect(JSON.parse(line!)).toMatchObject({ msg: 'request', method: UNKNOWN_METHOD, status: answer.status });
+    }
+    const after = (await server.request('GET', '/metrics')).text;
+    for (const status of [400, 431]) {
+      expect(sample(after, 'http_requests_total', labels(status)) - sample(before, 'http_requests_total', labels(status))).toBe(1);
+      expect(sample(after, 'http_request_duration_seconds_count', labels(status)) - sample(before, 'http_request_duration_seconds_count', labels(status))).toBe(1);
+    }
   });
 
   it('serves health, readiness, the OpenAPI description and redirects / to the page', async () => {

@@ -1,18 +1,8 @@
 // /metrics moves with the traffic, by route template; the logs carry no password or token.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UNMATCHED_ROUTE } from '../../server/http/observe.js';
+import { sample } from '../helpers/metrics.js';
 import { ADMIN_PASSWORD, type TestServer, startTestServer } from '../helpers/server.js';
-
-/** The value of one sample of the Prometheus text format, 0 when absent. */
-function sample(text: string, name: string, labels: Record<string, string> = {}): number {
-  for (const line of text.split('\n')) {
-    const m = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
-    if (!m || m[1] !== name) continue;
-    const found = Object.fromEntries([...(m[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((l) => [l[1], l[2]]));
-    if (Object.keys(found).length === Object.keys(labels).length && Object.entries(labels).every(([k, v]) => found[k] === v)) return Number(m[3]);
-  }
-  return 0;
-}
 
 describe('metrics and logs', () => {
   let server: TestServer;

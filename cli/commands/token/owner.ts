@@ -1,5 +1,6 @@
 // Whose project tokens a `token` command is about: the caller by default, or the user of --user
 // (a user name or userId; other users' need an administrator).
+import { sameUserId } from '../../../common/schemas/users.js';
 import type { Deps } from '../../deps.js';
 import { findUser, isUserId } from '../user/find.js';
 
@@ -12,7 +13,7 @@ export interface TokenOwner {
 
 export async function tokenOwner(deps: Pick<Deps, 'api'>, user: string | undefined): Promise<TokenOwner> {
   const me = await deps.api.me();
-  if (!user || user === me.username || (isUserId(user) && user.toLowerCase() === me.userId.toLowerCase())) {
+  if (!user || user === me.username || (isUserId(user) && sameUserId(user, me.userId))) {
     return { userId: me.userId, username: me.username, caller: me.username };
   }
   const found = await findUser(deps, user);

@@ -1,6 +1,6 @@
 // Finding the user a `user passwd` or `user delete` operand names: a userId or a user name.
 import { AppError } from '../../../common/errors.js';
-import type { User } from '../../../common/schemas/users.js';
+import { type User, sameUserId } from '../../../common/schemas/users.js';
 import type { Deps } from '../../deps.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -13,7 +13,7 @@ export function isUserId(value: string): boolean {
 export async function findUser(deps: Pick<Deps, 'api'>, nameOrId: string): Promise<User> {
   const { users } = await deps.api.listUsers();
   const user = isUserId(nameOrId)
-    ? users.find((u) => u.userId.toLowerCase() === nameOrId.toLowerCase())
+    ? users.find((u) => sameUserId(u.userId, nameOrId))
     : users.find((u) => u.username === nameOrId);
   if (!user) throw new AppError('not_found', `no user ${isUserId(nameOrId) ? 'with id' : 'named'} ${nameOrId}: see repoadmin user list`);
   return user;

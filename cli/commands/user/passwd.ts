@@ -1,5 +1,6 @@
 // `repoadmin user passwd`: changes a password; one's own when no user is named, then logs in again.
 import { Command } from 'commander';
+import { sameUserId } from '../../../common/schemas/users.js';
 import type { Deps } from '../../deps.js';
 import type { Report } from '../../output/index.js';
 import { action, example, newPassword } from '../support.js';
@@ -35,7 +36,7 @@ export async function runUserPasswd(opts: UserPasswdOptions, deps: Pick<Deps, 'i
   const creds = await deps.api.credentials();
   let userId: string | undefined;
   let username: string | undefined;
-  if (!opts.user || opts.user === creds.username || opts.user === creds.userId) {
+  if (!opts.user || opts.user === creds.username || sameUserId(opts.user, creds.userId)) {
     userId = creds.userId;
     username = creds.username;
     if (!userId || !username) ({ userId, username } = await deps.api.me());
@@ -44,7 +45,7 @@ export async function runUserPasswd(opts: UserPasswdOptions, deps: Pick<Deps, 'i
   } else {
     ({ userId, username } = await findUser(deps, opts.user));
   }
-  const own = userId === creds.userId;
+  const own = sameUserId(userId, creds.userId);
   const whose = username ?? userId;
   const password = await newPassword(deps, opts.passwordStdin, whose);
   const result = await deps.api.changePassword(userId, password);

@@ -78,6 +78,18 @@ describe('user passwd', () => {
     expect((await deps.config.current())?.token).toBe('relogin.token');
   });
 
+  it("takes its own id in upper case for one's own password, and stores the fresh token", async () => {
+    const api = fakeApi({
+      credentials: async () => credentials(),
+      serverUrl: async () => SERVER,
+      changePassword: async () => ({ userId: ADMIN_ID, valid: true, token: 'fresh.token.y', expiresAt: '2026-11-21T12:00:00.000Z' }),
+    });
+    const deps = fakeDeps({ api, stdin: 'new-pass-3' });
+    await runUserPasswd({ user: ADMIN_ID.toUpperCase(), passwordStdin: true }, deps);
+    expect(api.calls.find((c) => c.name === 'changePassword')?.args).toEqual([ADMIN_ID, 'new-pass-3']);
+    expect((await deps.config.current())?.token).toBe('fresh.token.y');
+  });
+
   it("finds another user by name and does not touch the caller's stored login", async () => {
     const api = fakeApi({
       credentials: async () => credentials(),

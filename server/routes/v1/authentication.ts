@@ -22,6 +22,11 @@ export const authenticationEndpoints = [
     },
     count: (metrics, status) => metrics.logins.inc({ result: LOGIN_RESULT[status] ?? (status < 500 ? 'invalid' : 'error') }),
     audit: { action: 'login', target: (req) => req.body.username, via: 'password' },
-    handler: async (req, services) => ({ body: await generateToken(services, req.body, req.address) }),
+    handler: async (req, services) => {
+      const body = await generateToken(services, req.body, req.address);
+      // The request carried no token: its entry names the user the password proved.
+      const { userId, username, role, projectName, mustChangePassword } = body;
+      return { body, audit: { actor: { userId, username, role, projectName, mustChangePassword } } };
+    },
   }),
 ];

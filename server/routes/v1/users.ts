@@ -1,6 +1,6 @@
 // The user endpoints: create, list, who am I, change a password, delete.
 import { Uuid } from '../../../common/schemas/common.js';
-import { Me, PasswordChangeRequest, UserCreateRequest, UserIdParams, UserList, UserResult } from '../../../common/schemas/users.js';
+import { Me, PasswordChangeRequest, UserCreateRequest, UserIdParams, UserList, UserResult, sameUserId } from '../../../common/schemas/users.js';
 import { endpoint } from '../../http/endpoint.js';
 import { ACCOUNTS } from '../../services/access.js';
 import { changePassword, createUser, deleteUser, listUsers, me } from '../../services/users.js';
@@ -57,7 +57,7 @@ export const userEndpoints = [
     path: '/v1/users/{userId}/password',
     summary: 'Change a password (own, or any for administrators); revokes earlier tokens',
     tags: ['user'],
-    access: { purpose: ACCOUNTS, allowWhileMustChange: (req, actor) => req.params.userId === actor.userId },
+    access: { purpose: ACCOUNTS, allowWhileMustChange: (req, actor) => sameUserId(req.params.userId, actor.userId) },
     params: UserIdParams,
     body: PasswordChangeRequest,
     responses: {
