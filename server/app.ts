@@ -9,6 +9,7 @@ import { createPasswords, type Passwords } from './auth/passwords.js';
 import { tokenSettings } from './auth/tokens.js';
 import type { ServerConfig } from './config.js';
 import { trackOutages } from './db/outage.js';
+import type { ReadRouting } from './db/replica.js';
 import { createPipeline } from './http/pipeline.js';
 import { createMetrics } from './metrics.js';
 import { errors } from './middleware/errors.js';
@@ -28,13 +29,15 @@ export interface AppOptions {
   passwords?: Passwords;
   now?: () => Date;
   publicDir?: string;
+  /** The read replica (server/db/replica.ts), when one is configured. */
+  reads?: ReadRouting;
 }
 
 export type RequestListener = (req: IncomingMessage, res: ServerResponse) => void;
 
 /** What the endpoints and the scheduled work run with. */
 export function createServices(options: AppOptions): Services {
-  const metrics = options.config.metrics ? createMetrics(options.db) : undefined;
+  const metrics = options.config.metrics ? createMetrics(options.db, options.reads) : undefined;
   const services: Services = {
     db: options.db,
     config: options.config,
@@ -43,6 +46,7 @@ export function createServices(options: AppOptions): Services {
     tokens: tokenSettings(options.secret, options.config.jwt.issuer, options.config.jwt.ttlSeconds),
     now: options.now ?? (() => new Date()),
     metrics,
+    reads: options.reads,
   };
   services.audit = auditWriter(services);
   return services;
