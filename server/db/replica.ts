@@ -54,23 +54,26 @@ export function startReadRouting(primary: Knex, replica: Knex, maxLagMs: number,
   let timer: NodeJS.Timeout | undefined;
   let checking: Promise<void> = Promise.resolve();
   let wasUsable = false;
+  // The primary's position at each check the replica has not replayed yet, oldest first: the
+  // replica is behind by at least the age of the oldest (time since a replay timestamp would count
+  // an idle primary as lag, and the idle time before a write as the write's lag).
+  let unreplayed: { at: number; position: bigint }[] = [];
 
   const check = async () => {
-    // The primary's position first: a replica that has replayed past it is not behind.
     const primaryAt = await currentPosition(primary).then(parsePosition, () => undefined);
+    if (primaryAt !== undefined) unreplayed.push({ at: Date.now(), position: primaryAt });
     try {
-      const result = (await replica.raw(
-        `select pg_is_in_recovery() as recovering, ${REPLAYED} as replayed,
-                extract(epoch from (clock_timestamp() - pg_last_xact_replay_timestamp())) * 1000 as since_replay`,
-      )) as { rows: { recovering: boolean; replayed: string; since_replay: number | string | null }[] };
+      const result = (await replica.raw(`select pg_is_in_recovery() as recovering, ${REPLAYED} as replayed`)) as {
+        rows: { recovering: boolean; replayed: string }[];
+      };
       const row = result.rows[0]!;
       const replayed = parsePosition(row.replayed) ?? 0n;
-      const caughtUp = !row.recovering || (primaryAt !== undefined && replayed >= primaryAt);
-      // Behind: the time since the last transaction it replayed (the primary wrote after that).
-      const lagMs = caughtUp ? 0 : row.since_replay === null ? Number.POSITIVE_INFINITY : Math.max(0, Number(row.since_replay));
+      unreplayed = row.recovering ? unreplayed.filter((sample) => sample.position > replayed) : [];
+      const lagMs = unreplayed.length === 0 ? 0 : Date.now() - unreplayed[0]!.at;
       measured = { lagMs, replayed: measured && measured.replayed > replayed ? measured.replayed : replayed };
     } catch {
       measured = undefined;
+      unreplayed = [];
     }
     const usable = measured !== undefined && measured.lagMs <= maxLagMs;
     if (usable !== wasUsable) {
