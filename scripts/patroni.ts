@@ -74,8 +74,8 @@ export interface Topology {
   stopNode(node: PatroniNode, timeoutMs?: number): Promise<void>;
   /** A planned switchover to another member (patronictl). */
   switchover(): Promise<void>;
-  /** A statement through psql as the superuser on a port (a node's, or HAProxy's), its output. */
-  psql(port: number, sql: string): Promise<string>;
+  /** A statement through psql as the superuser on a port (a node's, or HAProxy's), in `database` (postgres), its output. */
+  psql(port: number, sql: string, database?: string): Promise<string>;
   /** Ends every process this topology started and removes its folder. */
   stop(): Promise<void>;
 }
@@ -310,8 +310,8 @@ export async function startTopology(options: { port: () => Promise<number>; node
       async switchover() {
         await run('patronictl', ['-c', nodes[0]!.config, 'switchover', '--force', SCOPE], { env: patroniEnv });
       },
-      async psql(pgPort, sql) {
-        const { stdout } = await run('psql', ['-X', '-At', '-h', '127.0.0.1', '-p', String(pgPort), '-U', 'postgres', '-d', 'postgres', '-c', sql], {
+      async psql(pgPort, sql, database = 'postgres') {
+        const { stdout } = await run('psql', ['-X', '-At', '-h', '127.0.0.1', '-p', String(pgPort), '-U', 'postgres', '-d', database, '-c', sql], {
           env: { ...process.env, PGPASSWORD: 'postgres', PGCONNECT_TIMEOUT: '3' },
         });
         return stdout.trim();
