@@ -78,8 +78,9 @@ export function startLoad(options: { writeUrl: string; readUrl?: string; token: 
       if (res.status === 200 || res.status === 201) {
         return { uid: (JSON.parse(res.text) as { uid: string }).uid, position: res.headers?.get('x-repoadmin-position') ?? undefined };
       }
-      // Tried again like the command line: after a 503 (its Retry-After), a refused or dropped connection.
-      if (res.status === 503 || res.status === 0 || res.status === 502) {
+      // Tried again like the command line: after a 503 (its Retry-After), a refused or dropped
+      // connection; after any other server error too, which is counted (and fails the checks).
+      if (res.status >= 500 || res.status <= 0) {
         await sleep(Math.min(1000, Number(res.headers?.get('retry-after') ?? 0.2) * 1000));
         continue;
       }
