@@ -87,7 +87,7 @@ ${rows.join('\n')}
 |---|---|
 ${gaps.join('\n')}
 
-## Reads by target (\`repoadmin_db_reads_total\`, at the end)
+## Reads by target (\`repoadmin_db_reads_total\`, at the end; A's are the check after the drill, one read of each acknowledged record)
 
 | Instance | primary | replica | fallback |
 |---|---|---|---|
