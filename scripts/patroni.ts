@@ -147,7 +147,14 @@ async function waitUntil(what: string, check: () => Promise<boolean> | boolean, 
 
 /** A node's configuration: deploy/patroni/patroni.yml with this machine's addresses and folders. */
 function nodeConfig(template: string, node: PatroniNode, dir: string, etcdPort: number): string {
-  const config = YAML.parse(template) as Record<string, any>;
+  const config = YAML.parse(template) as {
+    name: string;
+    restapi: unknown;
+    etcd3: unknown;
+    log?: unknown;
+    bootstrap: { post_bootstrap: string };
+    postgresql: Record<string, unknown> & { parameters: Record<string, unknown> };
+  };
   const home = path.join(dir, node.name);
   config.name = node.name;
   config.restapi = { listen: `127.0.0.1:${node.restPort}`, connect_address: `127.0.0.1:${node.restPort}` };

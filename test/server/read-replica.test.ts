@@ -15,6 +15,7 @@ const POSITION = /^[0-9A-F]{1,8}\/[0-9A-F]{1,8}$/;
 interface Answer {
   status: number;
   headers: Headers;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- answers of several shapes, read field by field
   body: any;
   ms: number;
 }
