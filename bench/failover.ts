@@ -2,8 +2,9 @@
 // etcd-client, haproxy and PostgreSQL 15). Builds the shipped topology (scripts/patroni.ts), starts
 // two instances (A writes and reads on the primary; B reads from the replicas), runs publishing
 // clients that read each record back through B with its position, then: kill -9 of the primary's
-// postmaster, a planned switchover, a replica stopped. Writes bench/results/<date>-failover.md and
-// removes every process and folder it made, also when it fails or runs over its time.
+// postmaster, a planned switchover, a replica stopped. Writes its report to bench/results/ (named by
+// the date and the drill) and removes every process and folder it made, also when it fails or runs
+// over its time.
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,6 +14,8 @@ import { type ServerProcess, cleanEnv, freePort, startServerProcess } from '../t
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const ADMIN_PASSWORD = 'drill-admin-password';
+/** The report's name after its date. */
+const DRILL = 'failover';
 const CLIENTS = 4;
 /** How long each phase runs once the cluster is whole again. */
 const SETTLE_MS = 10_000;
@@ -203,7 +206,8 @@ async function main(): Promise<void> {
   }, DRILL_LIMIT_MS);
   try {
     const text = await drill(state);
-    const file = path.join(ROOT, 'bench', 'results', `${new Date().toISOString().slice(0, 10)}-failover.md`);
+    const day = new Date().toISOString().slice(0, 10);
+    const file = path.join(ROOT, 'bench', 'results', `${day}-${DRILL}.md`);
     fs.writeFileSync(file, text);
     console.log(text);
     console.error(`written: ${path.relative(ROOT, file)}`);

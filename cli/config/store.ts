@@ -47,7 +47,7 @@ export interface ConfigStore {
   remove(url: string): Promise<StoredLogin | undefined>;
   /** The last write position a server gave (X-Repoadmin-Position), kept less than POSITION_KEPT_MS ago. */
   position(url: string): Promise<string | undefined>;
-  /** Keeps a server's last write position, for the reads that follow (docs/cli.md, "Read-your-writes"). */
+  /** Keeps a server's last write position, for the reads that follow (docs/cli.md, "Credentials and configuration"). */
   keepPosition(url: string, position: string): Promise<void>;
 }
 
