@@ -106,6 +106,8 @@ function lazyConfig(load: () => Promise<ConfigStore>): ConfigStore {
     save: async (login) => (await store()).save(login),
     complete: async (url, token, details) => (await store()).complete(url, token, details),
     remove: async (url) => (await store()).remove(url),
+    position: async (url) => (await store()).position(url),
+    keepPosition: async (url, position) => (await store()).keepPosition(url, position),
   };
 }
 

@@ -9,6 +9,7 @@ import { createPasswords, type Passwords } from './auth/passwords.js';
 import { tokenSettings } from './auth/tokens.js';
 import type { ServerConfig } from './config.js';
 import { trackOutages } from './db/outage.js';
+import type { ReadRouting } from './db/replica.js';
 import { createPipeline } from './http/pipeline.js';
 import type { Metrics } from './metrics.js';
 import { errors } from './middleware/errors.js';
@@ -30,6 +31,8 @@ export interface AppOptions {
   metrics?: Metrics;
   now?: () => Date;
   publicDir?: string;
+  /** The read replica (server/db/replica.ts), when one is configured. */
+  reads?: ReadRouting;
 }
 
 export type RequestListener = (req: IncomingMessage, res: ServerResponse) => void;
@@ -44,6 +47,7 @@ export function createServices(options: AppOptions): Services {
     tokens: tokenSettings(options.secret, options.config.jwt.issuer, options.config.jwt.ttlSeconds),
     now: options.now ?? (() => new Date()),
     metrics: options.metrics,
+    reads: options.reads,
   };
   services.audit = auditWriter(services);
   return services;

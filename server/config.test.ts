@@ -26,6 +26,16 @@ describe('loadConfig', () => {
     expect(loadConfig([], { REPO_MAN_DB_JDBC: 'mysql', REPO_MAN_DB_DRIVER_PATH: '/opt/drivers' }).db.driverPath).toBe('/opt/drivers');
   });
 
+  it('reads the read replica settings on PostgreSQL only, with the database port and a 1000 ms lag by default', () => {
+    expect(loadConfig([], { REPO_MAN_DB_JDBC: 'postgres' }).db.read).toBeUndefined();
+    expect(loadConfig([], { REPO_MAN_DB_JDBC: 'postgres', REPO_MAN_DB_PORT: '5000', REPO_MAN_DB_READ_HOST: 'replicas' }).db.read).toEqual({ host: 'replicas', port: 5000, maxLagMs: 1000 });
+    const given = loadConfig(['--repoadmin_db_read_host', 'r', '--repoadmin_db_read_port', '5001', '--repoadmin_db_read_max_lag_ms', '250'], { REPO_MAN_DB_JDBC: 'postgres' });
+    expect(given.db.read).toEqual({ host: 'r', port: 5001, maxLagMs: 250 });
+    expect(() => loadConfig([], { REPO_MAN_DB_JDBC: 'mariadb', REPO_MAN_DB_READ_HOST: 'r' })).toThrow(/REPO_MAN_DB_READ_HOST needs PostgreSQL/);
+    expect(() => loadConfig([], { REPO_MAN_DB_READ_HOST: 'r' })).toThrow(/needs PostgreSQL/);
+    expect(() => loadConfig([], { REPO_MAN_DB_JDBC: 'postgres', REPO_MAN_DB_READ_HOST: 'r', REPO_MAN_DB_READ_MAX_LAG_MS: 'soon' })).toThrow(/REPO_MAN_DB_READ_MAX_LAG_MS must be a whole number/);
+  });
+
   it('reads REPO_MAN_DB_PASS set but empty as no password, and unset as the default', () => {
     expect(loadConfig([], { REPO_MAN_DB_PASS: '' }).db.password).toBe('');
     expect(loadConfig([], {}).db.password).toBe('repoadmin');

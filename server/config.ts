@@ -30,6 +30,11 @@ export interface ServerConfig {
     connectTimeoutMs: number;
     /** How long one statement may run, on the server and, a little later, on the client side. */
     statementTimeoutMs: number;
+    /**
+     * The read endpoint (PostgreSQL only): a replica, or a proxy to the replicas, with the same
+     * login and database. Reads go there while it is at most `maxLagMs` behind (server/db/replica.ts).
+     */
+    read?: { host: string; port: number; maxLagMs: number };
   };
   /** Address to listen on; undefined: every interface. */
   host?: string;
@@ -218,6 +223,10 @@ export function loadConfig(args: string[], env: NodeJS.ProcessEnv): ServerConfig
   } catch {
     throw usage(`${immutable!.source} must be a regular expression (JavaScript syntax), e.g. ^(?!.*-SNAPSHOT$); "${immutable!.value}" is not one`);
   }
+  const readHost = raw('dbReadHost');
+  if (readHost && kind !== 'postgres') throw usage(`${readHost.source} needs PostgreSQL (${label('dbKind')}=postgres): read replicas of ${kind} are not supported`);
+  const dbPort = int('dbPort', 1, 65535, DEFAULT_PORTS[kind]);
+  const read = readHost && { host: readHost.value, port: int('dbReadPort', 1, 65535, dbPort), maxLagMs: int('dbReadMaxLag', 0, 3_600_000) };
   const dataHome = env.XDG_DATA_HOME || path.join(env.HOME || os.homedir(), '.local', 'share');
 
   return {
@@ -226,7 +235,7 @@ export function loadConfig(args: string[], env: NodeJS.ProcessEnv): ServerConfig
       driver: DRIVER_ALIASES[driverText] ?? driverText,
       driverPath: raw('dbDriverPath')?.value,
       host: str('dbHost'),
-      port: int('dbPort', 1, 65535, DEFAULT_PORTS[kind]),
+      port: dbPort,
       user: str('dbUser'),
       // REPO_MAN_DB_PASS set but empty: no password (MariaDB's root on a development machine).
       password: str('dbPassword', env.REPO_MAN_DB_PASS === '' ? '' : SETTINGS.dbPassword.default),
@@ -234,6 +243,7 @@ export function loadConfig(args: string[], env: NodeJS.ProcessEnv): ServerConfig
       dataDir: str('dataDir', path.join(dataHome, 'repoadmin')),
       connectTimeoutMs: int('dbConnectTimeout', 1, 600) * 1000,
       statementTimeoutMs: int('dbStatementTimeout', 1, 3600) * 1000,
+      ...(read ? { read } : {}),
     },
     host: host?.value,
     port: int('port', 0, 65535),

@@ -4,6 +4,7 @@
 // add up; gauges carry a `worker` label, as their sum would mean nothing.
 import cluster from 'node:cluster';
 import type { Knex } from 'knex';
+import type { ReadRouting } from './db/replica.js';
 import { AggregatorRegistry, Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 export interface Metrics {
@@ -12,6 +13,8 @@ export interface Metrics {
   httpDuration: Histogram<'method' | 'route' | 'status'>;
   publishes: Counter<'created'>;
   logins: Counter<'result'>;
+  /** Reads of the read endpoints by where they were answered from (server/http/reads.ts). */
+  reads: Counter<'target'>;
 }
 
 /** The subset of knex's (tarn) pool that the gauges read; absent once the database is closed. */
@@ -29,11 +32,17 @@ function workerLabel(): Record<string, string> {
   return cluster.isWorker ? { worker: String(cluster.worker!.id) } : {};
 }
 
+/** The knex client of PostgreSQL counts the connections it dropped after a failover (server/db/dialects/postgres.ts). */
+function droppedConnections(db: Knex | undefined): number {
+  return (db?.client as { droppedConnections?: number } | undefined)?.droppedConnections ?? 0;
+}
+
 /**
- * The metrics of one server. `db` is its database once open: metrics are made before it, so that
- * the answers while the server starts are counted too; the pool gauges read 0 until then.
+ * The metrics of one server. `db` is its database once open, `reads` its read replica's routing
+ * once started: metrics are made before either, so that the answers while the server starts are
+ * counted too; the pool gauges read 0 until then.
  */
-export function createMetrics(db: () => Knex | undefined): Metrics {
+export function createMetrics(db: () => Knex | undefined, reads: () => ReadRouting | undefined = () => undefined): Metrics {
   const registry = new Registry();
   const worker = workerLabel();
   collectDefaultMetrics({ register: registry, labels: worker });
@@ -59,9 +68,16 @@ export function createMetrics(db: () => Knex | undefined): Metrics {
       labelNames: ['result'] as const,
       registers: [registry],
     }),
+    reads: new Counter({
+      name: 'repoadmin_db_reads_total',
+      help: 'Reads of the read endpoints (lookups, searches, records) by target: primary (no replica configured), replica, fallback (the primary, the replica being behind, unreachable or not yet at the position sent)',
+      labelNames: ['target'] as const,
+      registers: [registry],
+    }),
   };
   // Known label values start at 0, so rates work from the first scrape.
   for (const created of ['true', 'false']) metrics.publishes.inc({ created }, 0);
+  for (const target of ['primary', 'replica', 'fallback']) metrics.reads.inc({ target }, 0);
   for (const result of LOGIN_RESULTS) metrics.logins.inc({ result }, 0);
 
   const pool = () => (db()?.client as { pool?: Pool } | undefined)?.pool;
@@ -84,6 +100,29 @@ export function createMetrics(db: () => Knex | undefined): Metrics {
     registers: [registry],
     collect() {
       this.set(worker, pool()?.max ?? 0);
+    },
+  });
+  new Counter({
+    name: 'repoadmin_db_connections_dropped_total',
+    help: 'Database connections dropped after an error that made them useless: their server shut down, crashed or became a replica (a failover)',
+    labelNames: ['pool'] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc({ pool: 'primary' }, droppedConnections(db()));
+      const replica = reads()?.replica;
+      if (replica) this.inc({ pool: 'replica' }, droppedConnections(replica));
+    },
+  });
+  new Gauge({
+    name: 'repoadmin_db_replica_lag_seconds',
+    help: 'How far behind the primary the read replica was at its last check (NaN: it did not answer; no value without a replica)',
+    labelNames: ['worker'] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      const routing = reads();
+      if (routing) this.set(worker, (routing.lagMs() ?? Number.NaN) / 1000);
     },
   });
   if (cluster.isWorker) {

@@ -8,8 +8,9 @@ import { createApp, createServices } from './app.js';
 import { createPasswords } from './auth/passwords.js';
 import type { ServerConfig } from './config.js';
 import { openDatabase } from './db/connect.js';
+import { type ReadRouting, startReadRouting } from './db/replica.js';
 import { createHttpServer } from './http-server.js';
-import { errorBody } from './http/errors.js';
+import { UNAVAILABLE_RETRY_AFTER_SECONDS, errorBody } from './http/errors.js';
 import { startOutbox } from './services/outbox.js';
 import { UNMATCHED_ROUTE, countRequest, logRequest, requestIdFrom } from './http/observe.js';
 import { SECURITY_HEADERS } from './http/pipeline.js';
@@ -69,7 +70,7 @@ function starting(log: Logger, metrics: Metrics | undefined): http.RequestListen
     const method = request.method ?? 'GET';
     const body = JSON.stringify(errorBody(new AppError('unavailable', 'the server is starting; try again in a moment')));
     response
-      .writeHead(503, { 'content-type': 'application/json; charset=utf-8', 'retry-after': '1', 'X-Request-Id': requestId, ...SECURITY_HEADERS })
+      .writeHead(503, { 'content-type': 'application/json; charset=utf-8', 'retry-after': String(UNAVAILABLE_RETRY_AFTER_SECONDS), 'X-Request-Id': requestId, ...SECURITY_HEADERS })
       .end(body);
     if (metrics) countRequest(metrics, method, UNMATCHED_ROUTE, 503, started);
     logRequest(log, requestId, method, (request.url ?? '/').split('?', 1)[0]!, 503, started);
@@ -95,7 +96,8 @@ function closeServer(server: http.Server, graceMs: number): Promise<void> {
 
 export async function startServer(config: ServerConfig, options: StartOptions): Promise<RunningServer> {
   let database: Awaited<ReturnType<typeof openDatabase>> | undefined;
-  const metrics = config.metrics ? createMetrics(() => database?.db) : undefined;
+  let reads: ReadRouting | undefined;
+  const metrics = config.metrics ? createMetrics(() => database?.db, () => reads) : undefined;
   let handler: http.RequestListener = starting(options.log, metrics);
   const server = createHttpServer((request, response) => handler(request, response), { log: options.log, metrics });
   let port: number;
@@ -115,7 +117,8 @@ export async function startServer(config: ServerConfig, options: StartOptions): 
     for (const warning of database.warnings) options.warn?.(warning);
     const passwords = createPasswords(config.bcryptCost);
     const prepared = await prepareDatabase(database.db, config, passwords);
-    const appOptions = { db: database.db, config, log: options.log, secret: prepared.secret, passwords, metrics, now: options.now };
+    if (database.replica) reads = startReadRouting(database.db, database.replica, config.db.read!.maxLagMs, options.log);
+    const appOptions = { db: database.db, config, log: options.log, secret: prepared.secret, passwords, metrics, now: options.now, reads };
     const services = createServices(appOptions);
     handler = createApp(appOptions, services);
     const { db, description, close } = database;
@@ -134,11 +137,13 @@ export async function startServer(config: ServerConfig, options: StartOptions): 
         await closeServer(server, graceMs);
         await outbox.stop();
         await scheduler.stop();
+        await reads?.stop();
         await close();
       },
     };
   } catch (error) {
     server.close();
+    await (reads ? reads.stop() : database?.replica?.destroy())?.catch(() => {});
     await database?.close().catch(() => {});
     throw error;
   }

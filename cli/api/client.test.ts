@@ -3,7 +3,10 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { needsFreshLogin } from '../../common/errors.js';
-import { memoryConfig } from '../config/store.js';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { type ConfigStore, POSITION_KEPT_MS, fileConfig, memoryConfig } from '../config/store.js';
 import { DEFAULT_SETTINGS, type Settings } from '../deps.js';
 import { createApi, timeoutFrom } from './client.js';
 
@@ -11,13 +14,22 @@ import { createApi, timeoutFrom } from './client.js';
 type Handler = (req: http.IncomingMessage, body: string) => { status: number; body?: unknown; raw?: string; headers?: Record<string, string> };
 const servers: http.Server[] = [];
 
-async function serve(handler: Handler): Promise<{ url: string; requests: { method: string; url: string; auth?: string; body: string }[] }> {
-  const requests: { method: string; url: string; auth?: string; body: string }[] = [];
+interface Recorded {
+  method: string;
+  url: string;
+  auth?: string;
+  body: string;
+  position?: string;
+}
+
+async function serve(handler: Handler): Promise<{ url: string; requests: Recorded[] }> {
+  const requests: Recorded[] = [];
   const server = http.createServer((req, res) => {
     let body = '';
     req.on('data', (c) => (body += c));
     req.on('end', () => {
-      requests.push({ method: req.method!, url: req.url!, auth: req.headers.authorization, body });
+      const position = req.headers['x-repoadmin-position'] as string | undefined;
+      requests.push({ method: req.method!, url: req.url!, auth: req.headers.authorization, body, ...(position ? { position } : {}) });
       const answer = handler(req, body);
       res.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers });
       res.end(answer.raw ?? (answer.body === undefined ? '' : JSON.stringify(answer.body)));
@@ -32,7 +44,7 @@ afterEach(async () => {
   await Promise.all(servers.splice(0).map((s) => new Promise((resolve) => s.close(resolve))));
 });
 
-function api(url: string, options: { env?: NodeJS.ProcessEnv; settings?: Partial<Settings>; config?: ReturnType<typeof memoryConfig>; log?: string[] } = {}) {
+function api(url: string, options: { env?: NodeJS.ProcessEnv; settings?: Partial<Settings>; config?: ConfigStore; log?: string[] } = {}) {
   return createApi({
     settings: { ...DEFAULT_SETTINGS, url, ...options.settings },
     env: options.env ?? {},
@@ -47,6 +59,37 @@ const errorBody = (code: string, message: string) => ({ _status: false, _message
 const emptyPage = { versionInformation: [], page: { totalElements: 0, totalPages: 0, currentPage: 1, numberOfElements: 0 } };
 
 describe('API client', () => {
+  it("sends a write's position with the reads that follow, from another run too, for a minute", async () => {
+    const server = await serve((req) =>
+      req.method === 'POST' && req.url === '/v1/repositories'
+        ? { status: 201, body: { uid: '7f1c0a52-1e0e-4f8e-9d0b-2f1a3c4d5e6f', created: true }, headers: { 'X-Repoadmin-Position': '0/3000148' } }
+        : { status: 200, body: emptyPage },
+    );
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'repoadmin-positions-'));
+    try {
+      const env = { REPOADMIN_TOKEN: 't', REPOADMIN_CONFIG_DIR: dir };
+      const record = { projectName: 'p', branch: 'main', artifact: { groupId: 'g', artifactId: 'a', version: '1' } };
+      // Before any write there is nothing to send.
+      await api(server.url, { env, config: fileConfig(env) }).search({});
+      await api(server.url, { env, config: fileConfig(env) }).publish(record);
+      // The next command of the pipeline is another process: the position comes from the config folder.
+      await api(server.url, { env, config: fileConfig(env) }).search({ latestVersion: true });
+      expect(server.requests.map((r) => [r.method, r.url.split('?')[0], r.position])).toEqual([
+        ['POST', '/v1/repositories/search', undefined],
+        ['POST', '/v1/repositories', undefined],
+        ['POST', '/v1/repositories/search', '0/3000148'],
+      ]);
+      // A position kept more than a minute ago is not sent.
+      const kept = JSON.parse(readFileSync(path.join(dir, 'positions.json'), 'utf8')) as Record<string, { at: number }>;
+      kept[server.url]!.at -= POSITION_KEPT_MS;
+      writeFileSync(path.join(dir, 'positions.json'), JSON.stringify(kept));
+      await api(server.url, { env, config: fileConfig(env) }).search({});
+      expect(server.requests.at(-1)!.position).toBeUndefined();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it("turns the server's error body back into the same AppError", async () => {
     const server = await serve(() => ({ status: 409, body: errorBody('conflict', 'user name taken') }));
     await expect(api(server.url, { env: { REPOADMIN_TOKEN: 't' } }).createUser({ username: 'x', password: 'p', projectName: 'p', role: 'ROLE_USER' })).rejects.toMatchObject({

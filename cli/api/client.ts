@@ -17,7 +17,7 @@ import type {
   WebhookCreated,
   WebhookList,
 } from '../../common/schemas/webhooks.js';
-import { createHttp, DEFAULT_TIMEOUT_MS, type Http, type HttpRequest } from './http.js';
+import { createHttp, DEFAULT_TIMEOUT_MS, type Http, type HttpRequest, POSITION_HEADER } from './http.js';
 import { resolveCredentials, resolveUrl, storedToken, whyRejected, type Credentials, type SessionContext } from './session.js';
 
 export type { Credentials } from './session.js';
@@ -124,12 +124,33 @@ export function createApi(context: ApiContext): Api {
   const getCredentials = () =>
     (credentials ??= serverUrl().then((server) => resolveCredentials(context, server, (body) => generateToken(body, server))));
 
+  /**
+   * Read-your-writes (docs/cli.md): a write's answer gives the server's position, kept for a minute;
+   * reads send it back, so that a server reading from a replica answers with the write in it.
+   */
+  const keepPosition = (server: string) => async (headers: Headers) => {
+    const position = headers.get(POSITION_HEADER);
+    if (!position) return;
+    try {
+      await context.config.keepPosition(server, position);
+    } catch (error) {
+      // The write went through; a config folder that cannot be written only costs read-your-writes.
+      context.log?.(`could not keep the write's position (${error instanceof Error ? error.message : String(error)})`);
+    }
+  };
+  const positionHeaders = async (server: string): Promise<Record<string, string> | undefined> => {
+    const position = await context.config.position(server).catch(() => undefined);
+    return position ? { [POSITION_HEADER]: position } : undefined;
+  };
+  const withPosition = async (server: string, request: HttpRequest): Promise<HttpRequest> =>
+    request.method === 'GET' || request.reads ? { ...request, headers: await positionHeaders(server) } : { ...request, onHeaders: keepPosition(server) };
+
   /** A call that needs a token. */
   const authenticated = async <T>(request: HttpRequest): Promise<T> => {
     const server = await serverUrl();
     const creds = await getCredentials();
     try {
-      return await http(server)<T>({ ...request, token: creds.token });
+      return await http(server)<T>({ ...(await withPosition(server, request)), token: creds.token });
     } catch (error) {
       throw whyRejected(error, creds, server);
     }
@@ -140,7 +161,7 @@ export function createApi(context: ApiContext): Api {
     const server = await serverUrl();
     const token = await storedToken(context, server);
     try {
-      return await http(server)<T>({ ...request, token });
+      return await http(server)<T>({ ...(await withPosition(server, request)), token });
     } catch (error) {
       if ((error as { code?: string }).code !== 'unauthorized') throw error;
       if (!token) return authenticated(request);
@@ -190,6 +211,7 @@ export function createApi(context: ApiContext): Api {
         json: filters,
         searchParams: { ...paging },
         idempotent: true,
+        reads: true,
         // A search finding nothing answers 200 with an empty list, never 404.
         notFoundMeansWrongServer: true,
       }),

@@ -32,7 +32,16 @@ export interface HttpRequest {
    * found": the address is not a repoadmin server's (or has a wrong path). Exit 5, never 3.
    */
   notFoundMeansWrongServer?: boolean;
+  /** A POST that only reads (the search): sends the last write's position like a GET. */
+  reads?: boolean;
+  /** Headers sent besides the token (a read's X-Repoadmin-Position). */
+  headers?: Record<string, string>;
+  /** Given the headers of a successful answer (a write's X-Repoadmin-Position). */
+  onHeaders?: (headers: Headers) => void | Promise<void>;
 }
+
+/** A write's position in the server's database, sent back by the reads that follow (docs/api.md). */
+export const POSITION_HEADER = 'X-Repoadmin-Position';
 
 export type Http = <T>(request: HttpRequest) => Promise<T>;
 
@@ -54,9 +63,10 @@ export function createHttp(options: HttpOptions): Http {
         json: request.json,
         searchParams,
         retry,
-        headers: request.token ? { authorization: `Bearer ${request.token}` } : undefined,
+        headers: { ...request.headers, ...(request.token ? { authorization: `Bearer ${request.token}` } : {}) },
       });
       log?.(`< ${response.status} ${request.method} ${request.path} in ${took()}${requestId(response)}`);
+      await request.onHeaders?.(response.headers);
       if (response.status === 204) return undefined as T;
       return (await readJson(response, options.baseUrl)) as T;
     } catch (error) {

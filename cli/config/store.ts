@@ -1,5 +1,5 @@
 // Stored logins, one per server, and which one is current (docs/cli.md, "Credentials and configuration").
-import { chmodSync, closeSync, existsSync, mkdirSync, openSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import Conf from 'conf';
@@ -45,6 +45,35 @@ export interface ConfigStore {
   complete(url: string, token: string, details: LoginDetails): Promise<void>;
   /** Forgets the login of a server; returns what was stored. */
   remove(url: string): Promise<StoredLogin | undefined>;
+  /** The last write position a server gave (X-Repoadmin-Position), kept less than POSITION_KEPT_MS ago. */
+  position(url: string): Promise<string | undefined>;
+  /** Keeps a server's last write position, for the reads that follow (docs/cli.md, "Credentials and configuration"). */
+  keepPosition(url: string, position: string): Promise<void>;
+}
+
+/**
+ * How long a write's position is sent with the reads that follow: long enough for the next step of
+ * a pipeline; past it any replica has long replayed the write.
+ */
+export const POSITION_KEPT_MS = 60_000;
+
+/** The positions of the servers written to lately, by server address. */
+type Positions = Record<string, { position: string; at: number }>;
+
+/** The position rules over any place that can read and write the positions. */
+function positionStore(read: () => Positions, write: (positions: Positions) => void, now: () => number): Pick<ConfigStore, 'position' | 'keepPosition'> {
+  return {
+    position: async (url) => {
+      const kept = read()[url];
+      return kept && now() - kept.at < POSITION_KEPT_MS ? kept.position : undefined;
+    },
+    keepPosition: async (url, position) => {
+      const at = now();
+      // Only the fresh ones are kept: the file does not grow with every server ever written to.
+      const fresh = Object.entries(read()).filter(([, kept]) => at - kept.at < POSITION_KEPT_MS);
+      write({ ...Object.fromEntries(fresh), [url]: { position, at } });
+    },
+  };
 }
 
 /** `$REPOADMIN_CONFIG_DIR`, else `$XDG_CONFIG_HOME/repoadmin`, else `~/.config/repoadmin`. */
@@ -63,7 +92,7 @@ interface Backend {
 }
 
 /** The store's rules over any place that can read and write the whole data. */
-export function configStore(backend: Backend): ConfigStore {
+export function configStore(backend: Backend): Omit<ConfigStore, 'position' | 'keepPosition'> {
   const exclusive = <T>(work: () => T): Promise<T> => (backend.exclusive ? backend.exclusive(work) : Promise.resolve(work()));
   return {
     path: async () => backend.path,
@@ -102,8 +131,9 @@ export function configStore(backend: Backend): ConfigStore {
 /** An in-memory store, for tests and for runs that must leave nothing behind. */
 export function memoryConfig(initial: ConfigData = { servers: {} }): ConfigStore & { data(): ConfigData } {
   let data = structuredClone(initial);
+  let positions: Positions = {};
   const store = configStore({ path: '(memory)', read: () => data, write: (next) => void (data = structuredClone(next)) });
-  return { ...store, data: () => data };
+  return { ...store, ...positionStore(() => positions, (next) => void (positions = next), Date.now), data: () => data };
 }
 
 /** The config file: `config.json` in `configDir(env)`, readable by its owner only. */
@@ -121,7 +151,24 @@ export function fileConfig(env: NodeJS.ProcessEnv): ConfigStore {
     }
     return conf;
   };
-  return configStore({
+  const positionsFile = join(dir, 'positions.json');
+  const readPositions = (): Positions => {
+    try {
+      return JSON.parse(readFileSync(positionsFile, 'utf8')) as Positions;
+    } catch {
+      // None kept, or a file cut short by a run killed while writing it: nothing to send.
+      return {};
+    }
+  };
+  const writePositions = (positions: Positions) => {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    // Written aside and renamed: parallel pipeline steps never read half a file.
+    const aside = `${positionsFile}.${process.pid}`;
+    writeFileSync(aside, JSON.stringify(positions), { mode: 0o600 });
+    renameSync(aside, positionsFile);
+  };
+  const positions = positionStore(readPositions, writePositions, Date.now);
+  const logins = configStore({
     path: file,
     read: () => {
       // No file, nothing stored: reading creates nothing (conf would make the folder), so a
@@ -149,6 +196,7 @@ export function fileConfig(env: NodeJS.ProcessEnv): ConfigStore {
       return withLockFile(`${file}.lock`, work);
     },
   });
+  return { ...logins, ...positions };
 }
 
 /** How long a lock file may stand before it is taken for one left by a run that was killed. */

@@ -6,7 +6,7 @@ import type { ServerConfig } from '../config.js';
 import { withDatabaseLock } from './database-lock.js';
 import { openMysql } from './dialects/mysql.js';
 import { MEMORY, openPglite } from './dialects/pglite.js';
-import { openPostgres } from './dialects/postgres.js';
+import { openPostgres, openPostgresReplica } from './dialects/postgres.js';
 import { MIGRATION_CONFIG } from './migrations/index.js';
 
 export { MEMORY };
@@ -17,13 +17,16 @@ export interface Database {
   description: string;
   /** What the operator should know, for the start-up messages (a data folder that was open). */
   warnings: string[];
+  /** The read replica's pool (PostgreSQL with --repoadmin_db_read_host), not yet connected. */
+  replica?: Knex;
   close(): Promise<void>;
 }
 
 export async function openDatabase(config: ServerConfig['db']): Promise<Database> {
   if (config.kind === 'pglite') return openPglite(config);
   const { db, description } = config.kind === 'mysql' ? await openMysql(config) : await openPostgres(config);
-  return { db, description, warnings: [], close: () => db.destroy() };
+  const replica = config.kind === 'postgres' && config.read ? openPostgresReplica(config, config.read) : undefined;
+  return { db, description, warnings: [], replica, close: () => db.destroy() };
 }
 
 /**

@@ -91,6 +91,12 @@ export interface Endpoint<P = unknown, Q = unknown, B = unknown> {
    * as they retry every GET. The command line's client is checked against it (test/cli/api-endpoints.test.ts).
    */
   idempotent?: true;
+  /**
+   * A read that may be answered from the read replica (docs/operations.md, "Read replicas"): its
+   * handler then gets services whose `db` is the replica's pool. Every other endpoint runs on the
+   * primary, and a write's answer carries the position its client's next reads send back.
+   */
+  readReplica?: true;
   /** Extra query parameters for the document only (the search's paging, read by its own schema). */
   queryDoc?: Record<string, unknown>[];
   responses: Record<number, Response>;

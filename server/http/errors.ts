@@ -31,7 +31,13 @@ export function errorBody(error: AppError): ErrorBody & Record<string, unknown> 
   };
 }
 
-/** The answer to a failed request, logged as it should be. */
+/**
+ * When a client should try again after a 503 that named no time of its own: the database is away
+ * (a failover takes about the leader key's ttl, docs/operations.md) or the server is starting.
+ */
+export const UNAVAILABLE_RETRY_AFTER_SECONDS = 1;
+
+/** The answer to a failed request, logged as it should be; every 503 says when to try again. */
 export function failureAnswer(
   caught: unknown,
   requestId: string | undefined,
@@ -44,5 +50,6 @@ export function failureAnswer(
   if (error.code === 'unavailable' && isRetryable(cause)) log.warn({ requestId, code: (cause as { code?: string }).code }, 'a transaction still collided after its retries');
   else if (error.code === 'unavailable') outages.failed(cause);
   else if (error.code === 'internal') log.error({ err: cause, requestId }, 'request failed');
-  return { status: error.status, body: errorBody(error), retryAfter: error.details.retryAfter };
+  const retryAfter = error.details.retryAfter ?? (error.status === 503 ? UNAVAILABLE_RETRY_AFTER_SECONDS : undefined);
+  return { status: error.status, body: errorBody(error), retryAfter };
 }

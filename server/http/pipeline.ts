@@ -13,6 +13,7 @@ import { readJson } from './body.js';
 import type { Answer, Endpoint, EndpointRequest, Method } from './endpoint.js';
 import { failureAnswer } from './errors.js';
 import { UNMATCHED_ROUTE, countRequest, logRequest, requestIdFrom } from './observe.js';
+import { type HandlerRun, handlerRun } from './reads.js';
 import { parse, parseQuery } from './validate.js';
 
 /** Answers the request and returns true, or returns false having touched nothing (Koa's then). */
@@ -39,6 +40,8 @@ interface Route {
   private: boolean;
   /** Where the handler checks the credential: the user it names, to say what is wrong with it first. */
   verify?: (req: IncomingMessage) => Promise<Actor | undefined>;
+  /** Runs the handler on the database chosen for the request (server/http/reads.ts). */
+  run: HandlerRun;
 }
 
 interface Caller {
@@ -181,16 +184,18 @@ function decode(part: string): string {
 }
 
 function compile(endpoint: Endpoint, services: Services): Route {
+  const run = handlerRun(endpoint, services);
   const segments = endpoint.path.split('/').map((s) => (s.startsWith('{') ? `:${s.slice(1, -1)}` : s.toLowerCase()));
   const label = endpoint.path.replace(/\{(\w+)\}/g, ':$1');
   const access = endpoint.access;
-  if (access === 'public') return { endpoint, method: endpoint.method, label, segments, access: () => NOBODY, private: false };
+  if (access === 'public') return { endpoint, method: endpoint.method, label, segments, run, access: () => NOBODY, private: false };
   if (access === 'reader') {
     return {
       endpoint,
       method: endpoint.method,
       label,
       segments,
+      run,
       private: !services.config.searchPublic,
       access: async (req) => {
         const actor = await actorOf(services, req.headers.authorization);
@@ -211,12 +216,13 @@ function compile(endpoint: Endpoint, services: Services): Route {
   const check = (caller: Caller, params: Record<string, string>) => {
     if (!caller.credential) checkActor(caller.actor, rule(params));
   };
-  if (!access.checkedByHandler) return { endpoint, method: endpoint.method, label, segments, access: resolve, check, private: true };
+  if (!access.checkedByHandler) return { endpoint, method: endpoint.method, label, segments, run, access: resolve, check, private: true };
   return {
     endpoint,
     method: endpoint.method,
     label,
     segments,
+    run,
     private: true,
     check,
     verify: identify,
@@ -278,7 +284,7 @@ async function serve(
         throw invalid;
       }
       try {
-        answer = await endpoint.handler(request, services);
+        answer = await route.run(request);
       } finally {
         request.answered();
       }

@@ -6,6 +6,7 @@ import type { Role } from '../../common/schemas/users.js';
 import type { Passwords } from '../auth/passwords.js';
 import type { TokenSettings } from '../auth/tokens.js';
 import type { ServerConfig } from '../config.js';
+import type { ReadRouting } from '../db/replica.js';
 import type { Metrics } from '../metrics.js';
 
 export interface Services {
@@ -17,6 +18,8 @@ export interface Services {
   now: () => Date;
   /** The Prometheus metrics, unless REPO_MAN_METRICS=false. */
   metrics?: Metrics;
+  /** The read replica, when one is configured (server/db/replica.ts); read endpoints use it. */
+  reads?: ReadRouting;
   /** Takes the audit entry of a request to an endpoint declared with `audit`; must not throw. */
   audit?: (record: AuditRecord) => void;
 }

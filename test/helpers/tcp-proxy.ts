@@ -14,12 +14,18 @@ export interface TcpProxy {
   port: number;
   mode: ProxyMode;
   set(mode: ProxyMode): void;
+  /**
+   * New connections go to `target` from now on; those open stay where they are (an address that
+   * moves to another server, as a virtual IP or a DNS name does at a failover).
+   */
+  retarget(target: { host: string; port: number }): void;
   /** Switches to 'drop' the moment a client sends bytes containing `text`; that chunk is dropped too. */
   dropWhenClientSends(text: string): void;
   close(): Promise<void>;
 }
 
-export async function startTcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
+export async function startTcpProxy(initialTarget: { host: string; port: number }): Promise<TcpProxy> {
+  let target = initialTarget;
   let mode: ProxyMode = 'pass';
   let trigger: Buffer | undefined;
   const pairs = new Set<{ client: net.Socket; upstream: net.Socket }>();
@@ -63,6 +69,9 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     port: (server.address() as net.AddressInfo).port,
     get mode() {
       return mode;
+    },
+    retarget(next) {
+      target = next;
     },
     dropWhenClientSends(text) {
       trigger = Buffer.from(text);

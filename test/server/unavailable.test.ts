@@ -12,9 +12,12 @@ describe.each(dbKinds())('database gone on %s', (kind) => {
     const ready = await server.request('GET', '/health/ready');
     expect(ready.status).toBe(503);
     expect(ready.body._message.code).toBe('unavailable');
+    // Every 503 says when to try again (docs/api.md, "Faults").
+    expect(ready.headers.get('retry-after')).toBe('1');
     for (const [method, path] of [['POST', '/v1/repositories/search'], ['GET', '/v1/users/me'], ['POST', '/v1/authentication/generate-token']] as const) {
       const res = await server.request(method, path, { token, body: method === 'POST' ? { username: 'a', password: 'b' } : undefined });
       expect(res.status, path).toBe(503);
+      expect(res.headers.get('retry-after'), path).toBe('1');
       expect(res.body._message).toEqual({ category: 'ERROR', code: 'unavailable', message: 'the database is unavailable: try again shortly' });
     }
     expect((await server.request('GET', '/health')).status).toBe(200);

@@ -180,3 +180,45 @@ describe('docker-compose.mariadb.yml', () => {
     expect(resolved.services.repoadmin!.environment!.REPO_MAN_DB_PASS).toBe(resolved.services.mariadb!.environment!.MARIADB_PASSWORD);
   });
 });
+
+describe('docker-compose.ha.yml', () => {
+  const file = path.join(ROOT, 'docker-compose.ha.yml');
+  const written = parse(readFileSync(file, 'utf8'), { merge: true }) as Compose;
+  const mountsOf = (service: Compose['services'][string]) =>
+    (service.volumes ?? []).map((v) => (typeof v === 'string' ? v.split(':').slice(0, 2).join(':') : `${v.source}:${v.target}`));
+
+  function checkStructure(compose: Compose) {
+    const names = Object.keys(compose.services).sort();
+    expect(names).toEqual(['etcd', 'haproxy', 'pg-haproxy', 'pg1', 'pg2', 'pg3', 'repoadmin1', 'repoadmin2', 'repoadmin3']);
+    for (const name of ['repoadmin1', 'repoadmin2', 'repoadmin3']) {
+      // Writes through the primary port of the nodes' HAProxy, reads through its replicas port (deploy/patroni/haproxy.cfg).
+      expect(compose.services[name]!.environment).toMatchObject({
+        REPO_MAN_DB_JDBC: 'postgres',
+        REPO_MAN_DB_HOST: 'pg-haproxy',
+        REPO_MAN_DB_PORT: '5000',
+        REPO_MAN_DB_READ_HOST: 'pg-haproxy',
+        REPO_MAN_DB_READ_PORT: '5001',
+      });
+    }
+    for (const name of ['pg1', 'pg2', 'pg3']) {
+      const node = compose.services[name]!;
+      expect(node.environment).toMatchObject({ PATRONI_NAME: name, PATRONI_POSTGRESQL_CONNECT_ADDRESS: `${name}:5432`, PATRONI_ETCD3_HOSTS: 'etcd:2379' });
+      expect(mountsOf(node)).toEqual([`${name}:/var/lib/postgresql/patroni`]);
+    }
+    expect(mountsOf(compose.services['pg-haproxy']!)[0]).toMatch(/deploy\/patroni\/haproxy\.cfg:\/usr\/local\/etc\/haproxy\/haproxy\.cfg$/);
+    expect(mountsOf(compose.services.haproxy!)[0]).toMatch(/deploy\/haproxy\.cfg:\/usr\/local\/etc\/haproxy\/haproxy\.cfg$/);
+  }
+
+  it('runs three instances on three Patroni nodes behind HAProxy, writing through the primary port and reading through the replicas port', () => {
+    checkStructure(written);
+    // The ports the instances use are the ones the nodes' HAProxy binds.
+    const proxy = readFileSync(path.join(ROOT, 'deploy', 'patroni', 'haproxy.cfg'), 'utf8');
+    expect(proxy).toMatch(/listen pg_primary\n\s+bind :5000\n\s+option httpchk OPTIONS \/primary/);
+    expect(proxy).toMatch(/listen pg_replicas\n\s+bind :5001\n[\s\S]*option httpchk OPTIONS \/replica/);
+  });
+
+  it.skipIf(!haveCompose)('passes docker-compose config', async () => {
+    const { stdout } = await run('docker-compose', ['-f', file, 'config'], { cwd: ROOT, env: { PATH: process.env.PATH } });
+    checkStructure(parse(stdout) as Compose);
+  });
+});

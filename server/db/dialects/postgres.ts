@@ -20,9 +20,27 @@ const require = createRequire(import.meta.url);
  * exceptions (08), insufficient resources (53: too many clients, disk full, out of memory),
  * operator intervention (57: shutdowns, a statement cancelled by statement_timeout), refused
  * logins (28), a database that does not exist (3D000) or does not accept connections (55000
- * "not currently accepting connections"), and a lock not available in time (55P03).
+ * "not currently accepting connections"), a lock not available in time (55P03), and a write sent
+ * to a server that is (or has just become) a replica (25006 read_only_sql_transaction: during a
+ * failover, or while Patroni restarts a crashed primary read-only before promoting it again).
  */
-const UNAVAILABLE_STATES = /^(08|53|57|28)|^(3D000|55000|55P03)$/;
+const UNAVAILABLE_STATES = /^(08|53|57|28)|^(3D000|55000|55P03|25006)$/;
+
+/**
+ * The codes after which a connection is not used again: its server shut down or crashed (57P01,
+ * 57P02), is starting or recovering (57P03), is a replica now (25006), or the connection itself
+ * broke (08, socket errors). The pool opens a new one, which HAProxy's primary port takes to the
+ * primary of the moment (docs/operations.md, "Failover").
+ */
+const DROP_STATES = /^08|^(57P01|57P02|57P03|25006)$/;
+
+/** A statement failed in a way that makes its connection useless: drop it rather than pool it again. */
+export function dropsConnection(error: unknown): boolean {
+  const e = error as { code?: unknown; message?: unknown } | null | undefined;
+  const code = typeof e?.code === 'string' ? e.code : '';
+  if (DROP_STATES.test(code) || NETWORK_CODES.has(code)) return true;
+  return typeof e?.message === 'string' && /Connection terminated|connection error/i.test(e.message);
+}
 
 /** deadlock_detected, serialization_failure: the transaction may simply run again. */
 const RETRY_STATES = new Set(['40P01', '40001']);
@@ -252,6 +270,9 @@ interface KnexQuery {
 function postgresClient(driver: unknown, limitMs: number): typeof Knex.Client {
   const ClientPG = require('knex/lib/dialects/postgres/index.js') as typeof Knex.Client;
   return class ClientWithDriver extends ClientPG {
+    /** Connections dropped after an error that made them useless (dropsConnection), for /metrics. */
+    droppedConnections = 0;
+
     _driver() {
       return driver;
     }
@@ -265,7 +286,14 @@ function postgresClient(driver: unknown, limitMs: number): typeof Knex.Client {
       const config = { text: obj.sql, values: obj.bindings ?? [], ...obj.options };
       const running = new Promise<KnexQuery>((resolve, reject) => {
         connection.query(config, (error, response) => {
-          if (error) return reject(error);
+          if (error) {
+            if (!connection.__knex__disposed && dropsConnection(error)) {
+              // knex's pool checks this mark when the connection is next acquired, and destroys it.
+              connection.__knex__disposed = error;
+              this.droppedConnections++;
+            }
+            return reject(error);
+          }
           obj.response = response;
           resolve(obj);
         });
@@ -284,13 +312,13 @@ function describeConnectionError(error: unknown, config: ServerConfig['db']): st
   return connectFailure('PostgreSQL', config, reason, badDatabase ? 'database' : denied ? 'login' : 'address');
 }
 
-/** Opens the pool to a PostgreSQL server and checks that it answers. */
-export async function openPostgres(config: ServerConfig['db']): Promise<{ db: Knex; description: string }> {
+/** A pool to a PostgreSQL server at `host:port`; nothing is connected until the first statement. */
+function postgresPool(config: ServerConfig['db'], host: string, port: number): Knex {
   const db = knexFactory({
     client: postgresClient(loadDriver(config.driver, config.driverPath), config.statementTimeoutMs + CLIENT_MARGIN_MS),
     connection: {
-      host: config.host,
-      port: config.port,
+      host,
+      port,
       user: config.user,
       password: config.password,
       database: config.database,
@@ -307,12 +335,27 @@ export async function openPostgres(config: ServerConfig['db']): Promise<{ db: Kn
     log: QUIET,
     pool: { min: 0, max: 10 },
   } as Knex.Config);
+  useDialect(db, postgresDialect);
+  return db;
+}
+
+/** Opens the pool to a PostgreSQL server and checks that it answers. */
+export async function openPostgres(config: ServerConfig['db']): Promise<{ db: Knex; description: string }> {
+  const db = postgresPool(config, config.host, config.port);
   try {
     await db.raw('select 1');
   } catch (error) {
     await db.destroy();
     throw new AppError('unavailable', describeConnectionError(error, config), { cause: error });
   }
-  useDialect(db, postgresDialect);
   return { db, description: `PostgreSQL database ${config.database} on ${config.host}:${config.port}` };
 }
+
+/**
+ * The pool of the read endpoint (--repoadmin_db_read_host/port): same login and database. Not
+ * checked at start: a read endpoint that does not answer is skipped (server/db/replica.ts).
+ */
+export function openPostgresReplica(config: ServerConfig['db'], read: { host: string; port: number }): Knex {
+  return postgresPool(config, read.host, read.port);
+}
+

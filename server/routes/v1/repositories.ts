@@ -52,6 +52,7 @@ export const repositoryEndpoints = [
     tags: ['repository'],
     access: 'reader',
     idempotent: true,
+    readReplica: true,
     query: PageRequestQuery,
     queryDoc: [
       queryParameter('page', { type: 'integer', minimum: 0, default: 1 }, 'page number, from 1'),
@@ -76,6 +77,7 @@ export const repositoryEndpoints = [
     summary: 'The latest version of an artifact',
     tags: ['repository'],
     access: 'reader',
+    readReplica: true,
     query: LatestQuery,
     responses: { 200: { description: 'The record', schema: VersionInformation }, 404: { description: 'None' } },
     handler: async (req, services) => ({ body: await latest(services, req.query) }),
@@ -86,6 +88,7 @@ export const repositoryEndpoints = [
     summary: 'One version record',
     tags: ['repository'],
     access: 'reader',
+    readReplica: true,
     params: UidParams,
     responses: { 200: { description: 'The record', schema: VersionInformation }, 400: { description: 'Not a UUID' }, 404: { description: 'None' } },
     handler: async (req, services) => ({ body: await byUid(services, req.params.uid) }),
