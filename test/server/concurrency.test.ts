@@ -1,5 +1,6 @@
 // Concurrent publishes and user creations on PostgreSQL and MariaDB/MySQL (and, serialised, on PGlite).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../server/config.js';
 import { dbKinds } from '../helpers/db.js';
 import { type TestServer, startTestServer } from '../helpers/server.js';
 
@@ -68,6 +69,43 @@ describe.each(dbKinds())('concurrency on %s', (kind) => {
     const other = await clash;
     await expect(server.db('versions').where({ id: other.id }).update({ latest_version: true })).rejects.toMatchObject({ code: kind === 'mysql' ? 'ER_DUP_ENTRY' : '23505' });
   });
+});
+
+describe.each(dbKinds())('concurrent publishes of one immutable version on %s', (kind) => {
+  let server: TestServer;
+  let admin: string;
+  beforeAll(async () => {
+    const { immutableVersions } = loadConfig(['--repoadmin_immutable_versions', '^(?!.*-SNAPSHOT$)'], {});
+    server = await startTestServer({ kind, config: { immutableVersions } });
+    admin = await server.adminToken();
+  });
+  afterAll(() => server?.close());
+
+  const body = (artifactId: string, i: number, latestVersion: boolean) => ({
+    projectName: 'race',
+    branch: 'main',
+    artifact: { groupId: 'race', artifactId, version: '1.0.0' },
+    repositoryUrl: `https://repo.example/build-${i}`,
+    creationDate: '2026-05-01T10:00:00Z',
+    latestVersion,
+  });
+
+  // Latest and not: on MariaDB and MySQL only a latest publish took the key's lock before.
+  for (const latest of [true, false]) {
+    it(`20 at once with different content (latest: ${latest}): exactly one is published, the others are 409`, async () => {
+      const artifactId = `immutable-${latest}`;
+      const answers = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => server.request('POST', '/v1/repositories', { token: admin, body: body(artifactId, i, latest) })),
+      );
+      const statuses = answers.map((a) => a.status);
+      expect(statuses.filter((s) => s === 201)).toHaveLength(1);
+      expect(statuses.filter((s) => s === 409)).toHaveLength(19);
+      const winner = answers.findIndex((a) => a.status === 201);
+      const rows = await server.db('versions').where({ artifact_id: artifactId });
+      expect(rows.map((r: { repository_url: string; uid: string }) => [r.repository_url, r.uid])).toEqual([[`https://repo.example/build-${winner}`, answers[winner]!.body.uid]]);
+      expect(answers.filter((a) => a.status === 409).every((a) => a.body._message.code === 'conflict' && a.body.uid === answers[winner]!.body.uid)).toBe(true);
+    });
+  }
 });
 
 describe.runIf(dbKinds().includes('postgres'))('racing publishes on PostgreSQL', () => {
