@@ -1,5 +1,5 @@
-// Immutable versions keep their content after their record is gone (docs/retention.md, "Immutable
-// versions"): `immutable_versions` holds, per coordinates, the content of a record of an immutable
+// Immutable versions keep their content after their record is gone
+// (docs/retention.md, "Immutable versions"): `immutable_versions` holds, per coordinates, the content of a record of an immutable
 // version that was deleted (repository address, creation date, type, description), so that a later
 // publish or restore with other content is refused even once the trash was emptied.
 //
