@@ -67,7 +67,7 @@ export interface ServerConfig {
   trashDays: number;
   /** The UTC time of day enabled retention policies run, as minutes after midnight. */
   retentionAtMinutes: number;
-  /** Versions that cannot be replaced by a different record (docs/retention.md, "Immutable versions"). */
+  /** Versions that never come back with other content (docs/retention.md, "Immutable versions"). */
   immutableVersions?: RegExp;
 }
 

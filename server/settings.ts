@@ -46,5 +46,5 @@ export const SETTINGS = {
   webhookAllowNetworks: { arg: 'repoadmin_webhook_allow_networks', env: ['REPO_MAN_WEBHOOK_ALLOW_NETWORKS'], about: 'networks (CIDR, comma-separated) webhooks may reach though loopback, link-local or otherwise refused', default: 'none' },
   trashDays: { arg: 'repoadmin_trash_days', env: ['REPO_MAN_TRASH_DAYS'], about: 'days a deleted record stays in the trash, 1 to 3650', default: '7' },
   retentionAt: { arg: 'repoadmin_retention_at', env: ['REPO_MAN_RETENTION_AT'], about: 'UTC time of day (HH:MM) enabled retention policies run', default: '03:00' },
-  immutableVersions: { arg: 'repoadmin_immutable_versions', env: ['REPO_MAN_IMMUTABLE_VERSIONS'], about: 'versions matching this regular expression cannot be replaced by a different record', default: 'none' },
+  immutableVersions: { arg: 'repoadmin_immutable_versions', env: ['REPO_MAN_IMMUTABLE_VERSIONS'], about: 'versions matching this regular expression never come back with other content, after a delete either', default: 'none' },
 } satisfies Record<string, Setting>;

@@ -98,6 +98,8 @@ export const RetentionRunResult = z
     wouldDelete: z.number().int().optional(),
     /** Records the policy looks at and keeps. */
     kept: z.number().int(),
+    /** Of those kept, the records the rules would remove but whose version is immutable: no policy removes them. */
+    keptImmutable: z.number().int(),
     /** The first 20 records deleted, or that would be. */
     sample: z.array(VersionInformation),
   })

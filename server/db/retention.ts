@@ -161,20 +161,72 @@ function removable(db: Db, rules: RetentionRules, now: Date): Knex.QueryBuilder 
   return query;
 }
 
-/** How many records the policy looks at and how many of them it removes now, and the first `sampleSize` of those. */
-export async function removableSummary(db: Db, rules: RetentionRules, now: Date, sampleSize: number): Promise<{ lookedAt: number; removable: number; sample: StoredVersion[] }> {
-  const [all, gone, sample] = await Promise.all([
-    db.from(lookedAt(db, rules).as('c')).count({ n: '*' }).first(),
-    removable(db, rules, now).count({ n: '*' }).first(),
-    removable(db, rules, now).select('*').orderBy(['project_name', 'branch', 'group_id', 'artifact_id', 'version_key', 'id']).limit(sampleSize),
-  ]);
-  return { lookedAt: toNumber(all?.n), removable: toNumber(gone?.n), sample: sample.map(fromRow) };
+/** How many records the policy removes now, by version. */
+async function removableByVersion(db: Db, rules: RetentionRules, now: Date): Promise<Map<string, number>> {
+  const rows = await removable(db, rules, now).select('version').count({ n: '*' }).groupBy('version').orderBy('version');
+  return new Map(rows.map((row: Record<string, unknown>) => [String(row.version), toNumber(row.n)]));
 }
 
-/** The first `limit` records the policy removes now, in a stable order. */
-export async function removableRecords(db: Db, rules: RetentionRules, now: Date, limit: number): Promise<StoredVersion[]> {
-  const rows = await removable(db, rules, now).select('*').orderBy(['project_name', 'branch', 'group_id', 'artifact_id', 'version_key', 'id']).limit(limit);
-  return rows.map(fromRow);
+/** Versions per statement when a run names the versions it removes (well below any kind's limit on values). */
+const VERSION_CHUNK = 1_000;
+
+/**
+ * The first `limit` records the policy removes now, in a stable order; only those of `versions`
+ * when given (a few statements for many versions).
+ */
+async function recordsOf(db: Db, rules: RetentionRules, now: Date, limit: number, versions?: string[]): Promise<StoredVersion[]> {
+  const page = (max: number, only?: string[]) => {
+    const query = removable(db, rules, now);
+    if (only) query.whereIn('version', only);
+    return query.select('*').orderBy(['project_name', 'branch', 'group_id', 'artifact_id', 'version_key', 'id']).limit(max);
+  };
+  if (!versions) return (await page(limit)).map(fromRow);
+  const records: StoredVersion[] = [];
+  for (let from = 0; from < versions.length && records.length < limit; from += VERSION_CHUNK) {
+    records.push(...(await page(limit - records.length, versions.slice(from, from + VERSION_CHUNK))).map(fromRow));
+  }
+  return records;
+}
+
+/**
+ * What the policy removes now, less the records whose version `spare` names (immutable versions,
+ * which no policy removes): how many of them there are, and the versions that remain (undefined
+ * when none is spared).
+ */
+async function sparing(db: Db, rules: RetentionRules, now: Date, spare: (version: string) => boolean): Promise<{ removable: number; spared: number; versions?: string[] }> {
+  let removable = 0;
+  let spared = 0;
+  const versions: string[] = [];
+  for (const [version, records] of await removableByVersion(db, rules, now)) {
+    if (spare(version)) spared += records;
+    else {
+      removable += records;
+      versions.push(version);
+    }
+  }
+  return { removable, spared, versions: spared > 0 ? versions : undefined };
+}
+
+/**
+ * How many records the policy looks at, how many of them it removes now, how many it would but
+ * spares (their version is one `spare` names), and the first `sampleSize` of those it removes.
+ */
+export async function removableSummary(
+  db: Db,
+  rules: RetentionRules,
+  now: Date,
+  sampleSize: number,
+  spare: (version: string) => boolean,
+): Promise<{ lookedAt: number; removable: number; spared: number; sample: StoredVersion[] }> {
+  const [all, gone] = await Promise.all([db.from(lookedAt(db, rules).as('c')).count({ n: '*' }).first(), sparing(db, rules, now, spare)]);
+  const sample = sampleSize > 0 && gone.removable > 0 ? await recordsOf(db, rules, now, sampleSize, gone.versions) : [];
+  return { lookedAt: toNumber(all?.n), removable: gone.removable, spared: gone.spared, sample };
+}
+
+/** The first `limit` records the policy removes now, in a stable order, but none of a version `spare` names. */
+export async function removableRecords(db: Db, rules: RetentionRules, now: Date, limit: number, spare: (version: string) => boolean): Promise<StoredVersion[]> {
+  const { removable, versions } = await sparing(db, rules, now, spare);
+  return removable > 0 ? recordsOf(db, rules, now, limit, versions) : [];
 }
 
 /**

@@ -9,6 +9,7 @@ import type { Knex } from 'knex';
 import { AppError } from '../../common/errors.js';
 import { type Db, dialectOf } from './dialects/index.js';
 import { markVersionChange } from './events.js';
+import { type KeptContent, findKept, keepContent } from './immutable-versions.js';
 import { retryConflicts } from './faults.js';
 import { toDate, toNumber } from './rows.js';
 import { type StoredVersion, fromRow, publishKey } from './versions.js';
@@ -51,6 +52,8 @@ export interface DeleteCheck {
   force: boolean;
   /** Called with the record as stored, inside the transaction: throws to refuse (permissions, immutability). */
   allow(record: StoredVersion): void;
+  /** Whether the record's version is immutable: its content is then kept after it goes (./immutable-versions.ts). */
+  immutable(record: StoredVersion): boolean;
   /** Whose deletion it is: a user name, or `retention:<policy>`. */
   deletedBy: string;
   now: Date;
@@ -86,6 +89,7 @@ export async function deleteVersion(db: Knex, uid: string, check: DeleteCheck): 
           { reason: 'latest_record' },
         );
       }
+      if (check.immutable(record)) await keepContent(trx, row, check.now);
       if (!record.latestVersion) {
         await moveToTrash(trx, row, check.deletedBy, check.now);
         return { record };
@@ -142,8 +146,10 @@ export interface Restored {
  * Puts a record of the trash back into `versions` under its uid. Conflict when its coordinates were
  * published again meanwhile. A record that was its key's latest is latest again when no record of
  * the key now is, or the key's latest is lower by version order; else it comes back as not latest.
+ * `allow` gets the record and the content its coordinates keep (an immutable version's), inside the
+ * transaction: it throws to refuse.
  */
-export async function restoreVersion(db: Knex, uid: string, allow: (record: StoredVersion) => void): Promise<Restored> {
+export async function restoreVersion(db: Knex, uid: string, allow: (record: StoredVersion, kept: KeptContent | undefined) => void): Promise<Restored> {
   const found = await db('versions_trash').select(KEY_COLUMNS).where({ uid }).first();
   if (!found) throw new AppError('not_found', `no record with uid ${uid} in the trash`);
   const lock = publishKey(fromRow({ ...found, version: '' })).lock;
@@ -152,7 +158,7 @@ export async function restoreVersion(db: Knex, uid: string, allow: (record: Stor
       const row = await trx('versions_trash').select([...RECORD_COLUMNS, 'id', 'deleted_at', 'deleted_by']).where({ uid }).forUpdate().first();
       if (!row) throw new AppError('not_found', `no record with uid ${uid} in the trash`);
       const record = fromRow(row);
-      allow(record);
+      allow(record, await findKept(trx, record));
       const taken = await trx('versions').select('uid').where({ ...keyOf(row), version: row.version }).first();
       if (taken) {
         throw new AppError('conflict', `${describe(record)} was published again since it was deleted (uid ${String(taken.uid)}): it cannot be restored`);

@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 import { AppError } from '../../common/errors.js';
 import type { PageRequest, SearchFilters, SortField } from '../../common/schemas/repositories.js';
 import { versionKey } from '../../common/version-key.js';
-import { type Db, type Precondition, type PublishKey, type SqlForm, dialectOf } from './dialects/index.js';
+import { type Db, type ImmutableRule, type Precondition, type PublishKey, type SqlForm, dialectOf } from './dialects/index.js';
 import { retryConflicts } from './faults.js';
 import { toDate, toNumber } from './rows.js';
 import { cachedRows } from './statements.js';
@@ -105,12 +105,19 @@ export function publishKey(fields: VersionFields): PublishKey {
  * Inserts or replaces the record of these coordinates, in turn with the other publishes of its key
  * (they share its latest flag and summary counts). With `latestVersion` it becomes the only latest
  * record of its key in the same step (server/db/dialects). With a precondition
- * (server/policy/publish.ts) nothing is written unless it holds: then undefined. A deadlock,
- * serialization failure or lock timeout all the same (the database rolled the work back) is retried.
+ * (server/policy/publish.ts) nothing is written unless it holds, nor with an immutable version's
+ * rule (server/services/immutable.ts) unless that holds once the key's lock is taken: then
+ * undefined. A deadlock, serialization failure or lock timeout all the same (the database rolled
+ * the work back) is retried.
  */
-export function upsertVersion(db: Knex, fields: VersionFields, precondition?: Precondition): Promise<{ uid: string; created: boolean } | undefined> {
+export function upsertVersion(
+  db: Knex,
+  fields: VersionFields,
+  precondition?: Precondition,
+  immutable?: ImmutableRule,
+): Promise<{ uid: string; created: boolean } | undefined> {
   const dialect = dialectOf(db);
-  return retryConflicts(() => dialect.publishVersionRow(db, toRow(fields), COORDINATE_COLUMNS, publishKey(fields), fields.latestVersion, precondition));
+  return retryConflicts(() => dialect.publishVersionRow(db, toRow(fields), COORDINATE_COLUMNS, publishKey(fields), fields.latestVersion, precondition, immutable));
 }
 
 /**

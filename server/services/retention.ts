@@ -1,5 +1,5 @@
 // Retention policies (docs/retention.md): a dry run first, runs into the trash at most
-// RUN_DELETE_MAX records at a time, never a key's latest, and a daily run that happens once
+// RUN_DELETE_MAX records at a time, never a key's latest nor an immutable version, and a daily run that happens once
 // across every instance (a run row per policy and day, claimed with a lease on database time).
 import { createHash } from 'node:crypto';
 import { AppError } from '../../common/errors.js';
@@ -31,6 +31,7 @@ import { writeAudit } from '../db/audit.js';
 import { appendEvent } from '../db/events.js';
 import type { StoredVersion } from '../db/versions.js';
 import type { Services } from './context.js';
+import { isImmutable } from './immutable.js';
 import { toVersionInformation } from './versions.js';
 
 /** How long a claimed daily run is its instance's without a renewal. */
@@ -128,23 +129,32 @@ async function trashRecords(services: Services, records: StoredVersion[], delete
 export async function runPolicy(services: Services, id: string, dryRun: boolean, onProgress?: () => Promise<void>): Promise<RetentionRunResult> {
   const found = await findPolicy(services.db, id);
   const now = services.now();
+  // No policy removes a record of an immutable version: it would need force=true (services/trash.ts).
+  const spare = (version: string) => isImmutable(services, version);
   if (dryRun) {
-    const summary = await removableSummary(services.db, found.rules, now, RUN_SAMPLE_SIZE);
+    const summary = await removableSummary(services.db, found.rules, now, RUN_SAMPLE_SIZE, spare);
     await updatePolicy(services.db, id, { dryRunHash: rulesHash(found.rules), now });
     return {
       dryRun: true,
       wouldDelete: summary.removable,
       kept: summary.lookedAt - summary.removable,
+      keptImmutable: summary.spared,
       sample: summary.sample.map(toVersionInformation),
     };
   }
   if (found.dryRunHash !== rulesHash(found.rules)) {
     throw new AppError('conflict', `retention policy "${found.name}" runs only after a dry run of its current rules: run it with dryRun=true first`);
   }
-  const records = await removableRecords(services.db, found.rules, now, RUN_DELETE_MAX);
+  const records = await removableRecords(services.db, found.rules, now, RUN_DELETE_MAX, spare);
   const deleted = await trashRecords(services, records, `retention:${found.name}`, onProgress);
-  const after = await removableSummary(services.db, found.rules, services.now(), 0);
-  const result = { dryRun: false, deleted, kept: after.lookedAt - after.removable, sample: records.slice(0, RUN_SAMPLE_SIZE).map(toVersionInformation) };
+  const after = await removableSummary(services.db, found.rules, services.now(), 0, spare);
+  const result = {
+    dryRun: false,
+    deleted,
+    kept: after.lookedAt - after.removable,
+    keptImmutable: after.spared,
+    sample: records.slice(0, RUN_SAMPLE_SIZE).map(toVersionInformation),
+  };
   services.log.info({ policy: found.name, deleted, kept: result.kept }, 'retention policy ran');
   return result;
 }

@@ -6,7 +6,7 @@ import type { VersionInformation } from '../../common/schemas/repositories.js';
 import { type TrashedVersion, deleteVersion, listTrash, restoreVersion } from '../db/trash.js';
 import type { StoredVersion } from '../db/versions.js';
 import type { Actor, Services } from './context.js';
-import { isImmutable } from './immutable.js';
+import { checkRestore, isImmutable } from './immutable.js';
 import { toVersionInformation } from './versions.js';
 
 function mayChange(actor: Actor, record: StoredVersion, doing: string): void {
@@ -16,7 +16,8 @@ function mayChange(actor: Actor, record: StoredVersion, doing: string): void {
 
 /**
  * Moves a record to the trash. A key's latest record, and a record of an immutable version, need
- * `force`; the key's highest remaining version then becomes its latest.
+ * `force`; the key's highest remaining version then becomes its latest. An immutable version's
+ * content is kept, so that it never comes back with other content (services/immutable.ts).
  */
 export async function deleteRecord(services: Services, actor: Actor, uid: string, force: boolean): Promise<{ record: VersionInformation; latestMovedTo?: string | null }> {
   const deleted = await deleteVersion(services.db, uid, {
@@ -29,13 +30,17 @@ export async function deleteRecord(services: Services, actor: Actor, uid: string
         throw new AppError('conflict', `version ${record.version} is immutable on this server: delete it with force=true`, { reason: 'immutable_version' });
       }
     },
+    immutable: (record) => isImmutable(services, record.version),
   });
   services.log.info({ uid, by: actor.username, latestMovedTo: deleted.latestMovedTo }, 'version record deleted');
   return { record: toVersionInformation(deleted.record), latestMovedTo: deleted.latestMovedTo };
 }
 
 export async function restoreRecord(services: Services, actor: Actor, uid: string): Promise<VersionInformation> {
-  const restored = await restoreVersion(services.db, uid, (record) => mayChange(actor, record, 'restore'));
+  const restored = await restoreVersion(services.db, uid, (record, kept) => {
+    mayChange(actor, record, 'restore');
+    checkRestore(services, record, kept);
+  });
   services.log.info({ uid, by: actor.username, latestMovedFrom: restored.latestMovedFrom }, 'version record restored');
   return toVersionInformation(restored.record);
 }

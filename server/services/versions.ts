@@ -22,7 +22,7 @@ import {
 } from '../db/versions.js';
 import { explainRefusal, publishPrecondition } from '../policy/publish.js';
 import type { SignedCredential } from './context.js';
-import { checkImmutable, isImmutable } from './immutable.js';
+import { explainImmutable, immutableRule } from './immutable.js';
 import type { Services } from './context.js';
 
 /** A stored record as the API answers with it (docs/api.md, "Version records"). */
@@ -45,23 +45,25 @@ export function toVersionInformation(stored: StoredVersion): VersionInformation 
 }
 
 /**
- * Publishes the record as the credential's user: the record and the publish policy's precondition
- * (server/policy/publish.ts) go to the database together, so the check and the write are one step
- * where the kind can. When the database refuses, the credential is resolved as the auth path
- * resolves it, to throw the same 401 or 403 it would.
+ * Publishes the record as the credential's user: the record, the publish policy's precondition
+ * (server/policy/publish.ts) and, for an immutable version, its rule (services/immutable.ts) go to
+ * the database together, so the checks and the write are one step where the kind can, and the
+ * immutable rule is checked under the key's lock. When the database refuses, the credential is
+ * resolved as the auth path resolves it, to throw the same 401 or 403 it would; then the
+ * immutable rule says which content differs (409).
  */
 export async function publish(services: Services, credential: SignedCredential, record: VersionRecord): Promise<PublishResult> {
-  let fields = storedFields(services, record);
-  if (isImmutable(services, fields.version)) {
+  const fields = storedFields(services, record);
+  const dateGiven = record.creationDate !== undefined;
+  const immutable = immutableRule(services, fields, dateGiven);
+  // A second refusal that neither the credential nor the version's rule explains: the credential
+  // changed twice meanwhile.
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const stored = await upsertVersion(services.db, fields, publishPrecondition(credential, record.projectName, services.now()), immutable);
+    if (stored) return { _status: true, uid: stored.uid, created: stored.created };
     // The credential first (a refused one says why before the version's rule), then the rule.
     await explainRefusal(services, credential, record.projectName);
-    fields = await checkImmutable(services, services.db, fields, record.creationDate !== undefined);
-  }
-  // A second refusal that the credential cannot explain either: it changed twice meanwhile.
-  for (let attempt = 0; attempt < 2; attempt++) {
-    const stored = await upsertVersion(services.db, fields, publishPrecondition(credential, record.projectName, services.now()));
-    if (stored) return { _status: true, uid: stored.uid, created: stored.created };
-    await explainRefusal(services, credential, record.projectName);
+    if (immutable) await explainImmutable(services, fields, dateGiven);
   }
   throw new AppError('unavailable', 'the publishing user or token changed during the publish: try again');
 }

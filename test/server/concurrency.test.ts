@@ -1,5 +1,11 @@
 // Concurrent publishes and user creations on PostgreSQL and MariaDB/MySQL (and, serialised, on PGlite).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AppError } from '../../common/errors.js';
+import { VersionRecord } from '../../common/schemas/repositories.js';
+import { loadConfig } from '../../server/config.js';
+import type { SignedCredential } from '../../server/services/context.js';
+import { publish } from '../../server/services/versions.js';
+import { servicesOf } from '../trash/services.js';
 import { dbKinds } from '../helpers/db.js';
 import { type TestServer, startTestServer } from '../helpers/server.js';
 
@@ -67,6 +73,59 @@ describe.each(dbKinds())('concurrency on %s', (kind) => {
     const clash = server.db('versions').where({ group_id: 'race', artifact_id: 'lib' }).whereNot({ id: row.id }).limit(1).first();
     const other = await clash;
     await expect(server.db('versions').where({ id: other.id }).update({ latest_version: true })).rejects.toMatchObject({ code: kind === 'mysql' ? 'ER_DUP_ENTRY' : '23505' });
+  });
+});
+
+describe.each(dbKinds())('concurrent publishes of one immutable version on %s', (kind) => {
+  let server: TestServer;
+  let admin: string;
+  beforeAll(async () => {
+    const { immutableVersions } = loadConfig(['--repoadmin_immutable_versions', '^(?!.*-SNAPSHOT$)'], {});
+    server = await startTestServer({ kind, config: { immutableVersions } });
+    admin = await server.adminToken();
+  });
+  afterAll(() => server?.close());
+
+  const body = (artifactId: string, i: number, latestVersion: boolean) => ({
+    projectName: 'race',
+    branch: 'main',
+    artifact: { groupId: 'race', artifactId, version: '1.0.0' },
+    repositoryUrl: `https://repo.example/build-${i}`,
+    creationDate: '2026-05-01T10:00:00Z',
+    latestVersion,
+  });
+
+  // Latest and not: on MariaDB and MySQL only a latest publish took the key's lock before.
+  for (const latest of [true, false]) {
+    it(`20 at once with different content (latest: ${latest}): exactly one is published, the others are 409`, async () => {
+      const artifactId = `immutable-${latest}`;
+      const answers = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => server.request('POST', '/v1/repositories', { token: admin, body: body(artifactId, i, latest) })),
+      );
+      const statuses = answers.map((a) => a.status);
+      expect(statuses.filter((s) => s === 201)).toHaveLength(1);
+      expect(statuses.filter((s) => s === 409)).toHaveLength(19);
+      const winner = answers.findIndex((a) => a.status === 201);
+      const rows = await server.db('versions').where({ artifact_id: artifactId });
+      expect(rows.map((r: { repository_url: string; uid: string }) => [r.repository_url, r.uid])).toEqual([[`https://repo.example/build-${winner}`, answers[winner]!.body.uid]]);
+      expect(answers.filter((a) => a.status === 409).every((a) => a.body._message.code === 'conflict' && a.body.uid === answers[winner]!.body.uid)).toBe(true);
+    });
+  }
+
+  it('20 started in one tick with different content: exactly one is published, the others are 409 (PGlite interleaves them too)', async () => {
+    // Over HTTP, PGlite (one connection) may finish one publish before the next request is read;
+    // called in one tick, every publish's first statement is queued before any second one.
+    const services = servicesOf(server, undefined, server.config);
+    const claims = JSON.parse(Buffer.from(admin.split('.')[1]!, 'base64url').toString('utf8'));
+    const credential: SignedCredential = { kind: 'session', userId: claims.uid, username: claims.sub, tokenVersion: claims.tv };
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 20 }, (_, i) => publish(services, credential, VersionRecord.parse(body('immutable-tick', i, i % 2 === 0)))),
+    );
+    const published = outcomes.flatMap((o, i) => (o.status === 'fulfilled' ? [{ i, uid: o.value.uid }] : []));
+    expect(published).toHaveLength(1);
+    expect(outcomes.filter((o) => o.status === 'rejected').map((o) => (o.reason as AppError).code)).toEqual(Array(19).fill('conflict'));
+    const rows = await server.db('versions').where({ artifact_id: 'immutable-tick' });
+    expect(rows.map((r: { repository_url: string; uid: string }) => [r.repository_url, r.uid])).toEqual([[`https://repo.example/build-${published[0]!.i}`, published[0]!.uid]]);
   });
 });
 

@@ -25,6 +25,7 @@ export async function runRetentionRun(opts: RetentionRunOptions, deps: Pick<Deps
   const policy = await findPolicy(deps, opts.name);
   const result = await deps.api.runPolicy(policy.id, opts.dryRun);
   const count = result.dryRun ? `would delete ${result.wouldDelete}` : `deleted ${result.deleted} (into the trash)`;
+  const spared = result.keptImmutable > 0 ? ` (${result.keptImmutable} of them immutable versions, which no policy deletes)` : '';
   const shown = result.sample.length < (result.wouldDelete ?? result.deleted ?? 0) ? `; the first ${result.sample.length} shown` : '';
   return {
     json: result,
@@ -32,6 +33,6 @@ export async function runRetentionRun(opts: RetentionRunOptions, deps: Pick<Deps
       head: ['PROJECT', 'BRANCH', 'GROUP', 'ARTIFACT', 'VERSION', 'CREATED', 'UID'],
       rows: result.sample.map((r) => [r.projectName, r.branch, r.groupId, r.artifactId, r.version, r.creationDate, r.uid]),
     },
-    notes: [`Policy ${policy.name} ${count}, keeps ${result.kept}${shown}.`],
+    notes: [`Policy ${policy.name} ${count}, keeps ${result.kept}${spared}${shown}.`],
   };
 }

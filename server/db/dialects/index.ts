@@ -38,6 +38,17 @@ export interface Precondition {
   alongside?: BoundSql;
 }
 
+/**
+ * An immutable version's rule for its publish (server/services/immutable.ts makes it). Once the
+ * key's lock is held, the record stored under the coordinates, or else the content kept of a
+ * deleted one (migration 20261127000000_immutable_versions), must hold the publish's values in each
+ * of the `content` columns; if not, nothing is written. Where one is stored, its creation date is
+ * written (a republish without a date keeps the stored one).
+ */
+export interface ImmutableRule {
+  content: string[];
+}
+
 /** The key whose publishes take turns (`lock` names it), and the version a latest publish keeps. */
 export interface PublishKey {
   lock: string;
@@ -72,7 +83,7 @@ export interface Dialect extends SqlForm {
    * Publishes a version row: inserts it, or replaces the row of the same coordinates keeping its
    * uid, and tells which happened. With `latest`, the key's other latest rows stop being latest in
    * the same step. Publishes of one key take turns. With a precondition, nothing is written unless
-   * its check yields a row: then undefined.
+   * its check yields a row, and with an immutable version's rule unless it holds: then undefined.
    */
   publishVersionRow(
     db: Knex,
@@ -81,6 +92,7 @@ export interface Dialect extends SqlForm {
     key: PublishKey,
     latest: boolean,
     precondition?: Precondition,
+    immutable?: ImmutableRule,
   ): Promise<{ uid: string; created: boolean } | undefined>;
   /**
    * Runs `work` in a transaction that holds the lock publishes of this key take (`PublishKey.lock`),

@@ -10,7 +10,7 @@ import { boundStatement } from '../client-timeout.js';
 import { connectFailure, firstLine, networkReason } from '../connect-failure.js';
 import { QUIET, loadDriver } from '../driver.js';
 import { cachedRows } from '../statements.js';
-import { type Db, type Dialect, type ErrorClass, useDialect } from './index.js';
+import { type Db, type Dialect, type ErrorClass, type ImmutableRule, useDialect } from './index.js';
 
 const require = createRequire(import.meta.url);
 
@@ -56,6 +56,23 @@ async function upsertVersionRow(db: Db, row: Record<string, unknown>, coordinate
 }
 
 /**
+ * What is stored under the row's coordinates (the record, or else the content kept of a deleted
+ * one, migration 20261127000000_immutable_versions): its creation date, and whether it holds the
+ * row's values in the rule's content columns. Read under the key's lock, in the publish's transaction.
+ */
+async function storedContent(trx: Knex.Transaction, row: Record<string, unknown>, coordinates: string[], rule: ImmutableRule): Promise<{ creationDate: unknown; same: boolean } | undefined> {
+  const where = coordinates.map((c) => `${c} = ?`).join(' and ');
+  const same = rule.content.map((c) => `${c} <=> ?`).join(' and ');
+  const read = (table: string) => `select creation_date, (${same}) as same from ${table} where ${where}`;
+  const values = [...rule.content.map((c) => row[c]), ...coordinates.map((c) => row[c])] as Knex.RawBinding[];
+  for (const table of ['versions', 'immutable_versions']) {
+    const [rows] = (await trx.raw(read(table), values)) as [{ creation_date: unknown; same: unknown }[]];
+    if (rows[0]) return { creationDate: rows[0].creation_date, same: Number(rows[0].same) === 1 };
+  }
+  return undefined;
+}
+
+/**
  * Runs `work` in a transaction that holds the named lock of `key`. GET_LOCK belongs to a
  * connection, not to a transaction: the lock is taken and released on the transaction's own
  * connection, around the transaction, so it is held until the commit is done. Without it, latest
@@ -97,29 +114,38 @@ export const mysqlDialect: Dialect = {
 
   /**
    * With a precondition, what runs alongside it runs first, then its check: without a row, nothing
-   * is written. A record that is not latest is then one statement. A latest one clears the key's
-   * other latest records and is written in one transaction that holds the key's named lock.
+   * is written. A record that is not latest is then one statement. A latest one, and any of an
+   * immutable version, is written in one transaction that holds the key's named lock: an immutable
+   * version's rule is checked there first, then a latest one clears the key's other latest records.
    */
-  async publishVersionRow(db, row, coordinates, key, latest, precondition) {
+  async publishVersionRow(db, row, coordinates, key, latest, precondition, immutable) {
     if (precondition) {
       if (precondition.alongside) await db.raw(precondition.alongside.sql, precondition.alongside.values as Knex.RawBinding[]);
       const { sql, values } = precondition.check;
       const allowed = await cachedRows(db, `precondition:${precondition.shape}`, values, () => `${sql} limit 1`);
       if (allowed.length === 0) return undefined;
     }
-    if (!latest) return upsertVersionRow(db, row, coordinates);
+    if (!latest && !immutable) return upsertVersionRow(db, row, coordinates);
     return transactionWithLock(db, key.lock, async (trx) => {
-      // The clearing is the first half of a latest move, not a publish (migration 20261125100000_events).
-      await mysqlDialect.setVersionChange(trx, 'latest');
-      try {
-        await trx('versions')
-          .where({ project_name: key.projectName, group_id: key.groupId, artifact_id: key.artifactId, branch: key.branch, latest_version: true })
-          .whereNot('version', key.version)
-          .update({ latest_version: false, updated_at: trx.fn.now(3) });
-      } finally {
-        await mysqlDialect.setVersionChange(trx, null);
+      let written = row;
+      if (immutable) {
+        const stored = await storedContent(trx, row, coordinates, immutable);
+        if (stored && !stored.same) return undefined;
+        if (stored) written = { ...row, creation_date: stored.creationDate };
       }
-      return upsertVersionRow(trx, row, coordinates);
+      if (latest) {
+        // The clearing is the first half of a latest move, not a publish (migration 20261125100000_events).
+        await mysqlDialect.setVersionChange(trx, 'latest');
+        try {
+          await trx('versions')
+            .where({ project_name: key.projectName, group_id: key.groupId, artifact_id: key.artifactId, branch: key.branch, latest_version: true })
+            .whereNot('version', key.version)
+            .update({ latest_version: false, updated_at: trx.fn.now(3) });
+        } finally {
+          await mysqlDialect.setVersionChange(trx, null);
+        }
+      }
+      return upsertVersionRow(trx, written, coordinates);
     });
   },
 

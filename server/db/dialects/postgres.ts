@@ -11,7 +11,7 @@ import { CLIENT_TIMEOUT, boundStatement } from '../client-timeout.js';
 import { connectFailure, firstLine, networkReason } from '../connect-failure.js';
 import { QUIET, loadDriver } from '../driver.js';
 import { cachedRows } from '../statements.js';
-import { type Db, type Dialect, type ErrorClass, type Precondition, type PublishKey, type SqlForm, useDialect } from './index.js';
+import { type Db, type Dialect, type ErrorClass, type ImmutableRule, type Precondition, type PublishKey, type SqlForm, useDialect } from './index.js';
 
 const require = createRequire(import.meta.url);
 
@@ -87,6 +87,13 @@ export const postgresSql: SqlForm = {
  * With a precondition, the lock is taken only when its check yields a row; what runs alongside
  * it (a data-modifying WITH) runs either way. The values are cast to their columns' types, though
  * PostgreSQL 15 and PGlite take them from the INSERT's columns (bench/results/2026-11-27-mutation-publish.md).
+ *
+ * An immutable version's publish (`immutable`) is still one statement: its values come first as a
+ * row of their own (`incoming`), then `versions_stored_content` (migration
+ * 20261127000000_immutable_versions) takes the key's lock and reads what is stored under the
+ * coordinates, or their kept content; only when that holds the same content is the key taken and
+ * the row written, with the stored creation date where there is one. The check thus runs after the
+ * lock, as the write does: of two different publishes at once, the second sees the first.
  */
 export function publishStatement(
   row: Record<string, unknown>,
@@ -94,36 +101,67 @@ export function publishStatement(
   key: PublishKey,
   latest: boolean,
   precondition?: Precondition,
+  immutable?: ImmutableRule,
 ): { shape: string; values: unknown[]; build: () => string } {
   const columns = ['uid', ...Object.keys(row)];
   const keyValues = [key.lock, latest, key.projectName, key.groupId, key.artifactId, key.branch, key.version];
+  const rowValues = [randomUUID(), ...columns.slice(1).map((c) => row[c])];
+  const preconditionValues = [...(precondition?.alongside?.values ?? []), ...(precondition?.check.values ?? [])];
+  const shape = `publish:${precondition?.shape ?? 'unchecked'}:${columns.join(',')}:${coordinates.join(',')}`;
+  if (immutable) {
+    return {
+      shape: `${shape}:immutable:${immutable.content.join(',')}`,
+      values: [...preconditionValues, ...rowValues, key.lock, ...keyValues],
+      build: () => immutablePublishSql(columns, coordinates, precondition, immutable),
+    };
+  }
+  return { shape, values: [...preconditionValues, ...keyValues, ...rowValues], build: () => publishSql(columns, coordinates, precondition) };
+}
+
+const CASTS: Record<string, string> = { uid: '::uuid', creation_date: '::timestamptz', latest_version: '::boolean' };
+
+/** The steps that run the precondition, and the FROM that makes a step wait for its check. */
+function preconditionSteps(precondition: Precondition | undefined): { steps: string[]; fromAllowed: string } {
   return {
-    shape: `publish:${precondition?.shape ?? 'unchecked'}:${columns.join(',')}:${coordinates.join(',')}`,
-    values: [
-      ...(precondition?.alongside?.values ?? []),
-      ...(precondition?.check.values ?? []),
-      ...keyValues,
-      randomUUID(),
-      ...columns.slice(1).map((c) => row[c]),
+    steps: [
+      ...(precondition?.alongside ? [`alongside as (${precondition.alongside.sql})`] : []),
+      ...(precondition ? [`allowed as (${precondition.check.sql} limit 1)`] : []),
     ],
-    build: () => publishSql(columns, coordinates, precondition),
+    fromAllowed: precondition ? ' from allowed' : '',
   };
 }
 
-function publishSql(columns: string[], coordinates: string[], precondition: Precondition | undefined): string {
-  const cast: Record<string, string> = { uid: '::uuid', creation_date: '::timestamptz', latest_version: '::boolean' };
+function upsertTail(columns: string[], coordinates: string[]): string {
   const replaced = columns.filter((c) => c !== 'uid' && !coordinates.includes(c));
-  const steps = [
-    ...(precondition?.alongside ? [`alongside as (${precondition.alongside.sql})`] : []),
-    ...(precondition ? [`allowed as (${precondition.check.sql} limit 1)`] : []),
-    `key_taken as (select versions_take_key(?, ?, ?, ?, ?, ?, ?)${precondition ? ' from allowed' : ''})`,
-  ];
-  return `with ${steps.join(', ')}
-       insert into versions (${columns.join(', ')}, updated_at)
-       select ${columns.map((c) => `?${cast[c] ?? ''}`).join(', ')}, now() from key_taken
-       on conflict (${coordinates.join(', ')}) do update set
+  return `on conflict (${coordinates.join(', ')}) do update set
          ${[...replaced, 'updated_at'].map((c) => `${c} = excluded.${c}`).join(', ')}
        returning uid, (xmax = 0) as created`;
+}
+
+function publishSql(columns: string[], coordinates: string[], precondition: Precondition | undefined): string {
+  const { steps, fromAllowed } = preconditionSteps(precondition);
+  steps.push(`key_taken as (select versions_take_key(?, ?, ?, ?, ?, ?, ?)${fromAllowed})`);
+  return `with ${steps.join(', ')}
+       insert into versions (${columns.join(', ')}, updated_at)
+       select ${columns.map((c) => `?${CASTS[c] ?? ''}`).join(', ')}, now() from key_taken
+       ${upsertTail(columns, coordinates)}`;
+}
+
+function immutablePublishSql(columns: string[], coordinates: string[], precondition: Precondition | undefined, immutable: ImmutableRule): string {
+  const { steps, fromAllowed } = preconditionSteps(precondition);
+  const same = immutable.content.map((c) => `s.${c} is not distinct from i.${c}`).join(' and ');
+  steps.push(
+    `incoming as (select ${columns.map((c) => `?${CASTS[c] ?? '::text'} as ${c}`).join(', ')}${fromAllowed})`,
+    // The function's arguments name the incoming row, so that it runs (and locks) only when there is one.
+    `stored as (select s.* from incoming i, versions_stored_content(?, i.project_name, i.group_id, i.artifact_id, i.branch, i.version) s)`,
+    `key_taken as (select versions_take_key(?, ?, ?, ?, ?, ?, ?), (select creation_date from stored) as stored_date
+       from incoming i where not exists (select 1 from stored s where not (${same})))`,
+  );
+  const values = columns.map((c) => (c === 'creation_date' ? 'coalesce(k.stored_date, i.creation_date)' : `i.${c}`));
+  return `with ${steps.join(', ')}
+       insert into versions (${columns.join(', ')}, updated_at)
+       select ${values.join(', ')}, now() from incoming i, key_taken k
+       ${upsertTail(columns, coordinates)}`;
 }
 
 /** The first key of named locks (Dialect.tryNamedLock) on PostgreSQL and PGlite. */
@@ -187,8 +225,8 @@ export function postgresLike(runStatement: Dialect['runStatement']): Dialect {
       await trx.raw("select set_config('repoadmin.version_change', ?, true)", [change ?? '']);
     },
 
-    async publishVersionRow(db, row, coordinates, key, latest, precondition) {
-      const { shape, values, build } = publishStatement(row, coordinates, key, latest, precondition);
+    async publishVersionRow(db, row, coordinates, key, latest, precondition, immutable) {
+      const { shape, values, build } = publishStatement(row, coordinates, key, latest, precondition, immutable);
       const [stored] = (await cachedRows(db, shape, values, build)) as { uid: unknown; created: unknown }[];
       return stored && { uid: String(stored.uid), created: Boolean(stored.created) };
     },

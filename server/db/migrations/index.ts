@@ -20,6 +20,7 @@ import * as versionsTakeKey from './20261123120000_versions_take_key.js';
 import * as events from './20261125100000_events.js';
 import * as scheduleLeases from './20261125180000_schedule_leases.js';
 import * as trash from './20261125200000_trash.js';
+import * as immutableVersions from './20261127000000_immutable_versions.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -34,6 +35,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '20261125100000_events': events,
   '20261125180000_schedule_leases': scheduleLeases,
   '20261125200000_trash': trash,
+  '20261127000000_immutable_versions': immutableVersions,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
