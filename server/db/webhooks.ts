@@ -449,20 +449,9 @@ export async function listDeliveries(
 
 /** Queues a delivery again, due now, with the same id (the receiver's webhook-id) and body. */
 export async function redeliver(db: Db, webhookId: string, deliveryId: string): Promise<void> {
-  // A lease still running is kept: the delivery may be in flight, and a second sender taking it
-  // now would make one request more than the webhook's 2 in flight; its sender records the attempt.
-  const now = dialectOf(db).now(db);
-  const leased = db.raw('lease_until is not null and lease_until > ?', [now]);
   const changed = await db('deliveries')
     .where({ id: deliveryId, webhook_id: webhookId })
-    .update({
-      status: 'pending',
-      attempts: 0,
-      next_attempt_at: now,
-      lease_until: db.raw('case when ? then lease_until else null end', [leased]),
-      lease_token: db.raw('case when ? then lease_token else null end', [leased]),
-      updated_at: now,
-    });
+    .update({ status: 'pending', attempts: 0, next_attempt_at: db.fn.now(3), lease_until: null, lease_token: null, updated_at: db.fn.now(3) });
   if (affectedCount(changed) === 0) throw new AppError('not_found', `no delivery ${deliveryId} of webhook ${webhookId}`);
 }
 
