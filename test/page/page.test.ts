@@ -508,7 +508,8 @@ describe.skipIf(skip)(skip ? `package page (skipped: ${browserState.reason})` : 
       if (!closedAlready) await lonely.close();
     }
   });
-  it('pages through 10,000 records one page of at most 100 at a time', async () => {
+  // 10,000 rows written and a browser driven through them: minutes on busy cores, not a measure of speed.
+  it('pages through 10,000 records one page of at most 100 at a time', { timeout: 180_000 }, async () => {
     const big = await startTestServer();
     try {
       // Bulk rows straight into the database, with the server's own row mapping.
