@@ -362,6 +362,10 @@ export async function recordAttempts(db: Db, records: AttemptRecord[]): Promise<
     const leases = await trx('deliveries').select('id', 'lease_token').whereIn('id', records.map((r) => r.claim.id)).forUpdate();
     const held = new Map(leases.map((row: Record<string, unknown>) => [String(row.id), row.lease_token === null ? null : String(row.lease_token)]));
     const kept = records.filter((r) => held.get(r.claim.id) === r.claim.leaseToken);
+    // A redelivery asked for during the attempt took the lease's token and left its time (redeliver):
+    // the attempt is over, so its place among the webhook's 2 in flight is free for the redelivery.
+    const redelivered = records.filter((r) => held.get(r.claim.id) === null).map((r) => r.claim.id);
+    if (redelivered.length > 0) await trx('deliveries').whereIn('id', redelivered).whereNull('lease_token').update({ lease_until: null });
     if (kept.length > 0) {
       const ids = kept.map((r) => r.claim.id);
       const delivered = (r: AttemptRecord) => r.result.error === undefined;
@@ -449,9 +453,20 @@ export async function listDeliveries(
 
 /** Queues a delivery again, due now, with the same id (the receiver's webhook-id) and body. */
 export async function redeliver(db: Db, webhookId: string, deliveryId: string): Promise<void> {
+  // A lease still running keeps its time, not its token: the delivery may be in flight, and a second
+  // sender taking it now would make one request more than the webhook's 2 in flight. Its sender's
+  // attempt is then not recorded, and recording it frees the place (recordAttempts).
+  const now = dialectOf(db).now(db);
   const changed = await db('deliveries')
     .where({ id: deliveryId, webhook_id: webhookId })
-    .update({ status: 'pending', attempts: 0, next_attempt_at: db.fn.now(3), lease_until: null, lease_token: null, updated_at: db.fn.now(3) });
+    .update({
+      status: 'pending',
+      attempts: 0,
+      next_attempt_at: now,
+      lease_until: db.raw('case when lease_until > ? then lease_until else null end', [now]),
+      lease_token: null,
+      updated_at: now,
+    });
   if (affectedCount(changed) === 0) throw new AppError('not_found', `no delivery ${deliveryId} of webhook ${webhookId}`);
 }
 

@@ -9,7 +9,7 @@ import { loadConfig } from '../../server/config.js';
 import { type Database, migrateLatest, openDatabase } from '../../server/db/connect.js';
 import { type OutboxServices, RECORD_DELAY_MS, startOutbox } from '../../server/services/outbox.js';
 import { SEND_TIMEOUT_MS } from '../../server/webhooks/send.js';
-import { claimDeliveries, insertDeliveries, insertWebhook, recordAttempts, releaseDeliveries } from '../../server/db/webhooks.js';
+import { claimDeliveries, insertDeliveries, insertWebhook, recordAttempts, redeliver, releaseDeliveries } from '../../server/db/webhooks.js';
 import { type TestDatabase, createServerTestDatabase, dbKinds } from '../helpers/db.js';
 import { eventually } from '../helpers/receiver.js';
 
@@ -88,6 +88,21 @@ describe.each(dbKinds())('outbox batches on %s', (kind) => {
     const second = (await mine(webhookId, 3))!;
     expect(second.inFlight).toBe(1);
     expect(second.deliveries.map((d) => d.id)).toEqual(ids.slice(1, 4));
+  });
+
+  it('a redelivery asked for while a delivery is leased keeps its place: no second sender takes it until the attempt under way is over', async () => {
+    const { webhookId, ids } = await webhookWith(2);
+    const batch = (await mine(webhookId, 2))!;
+    expect(batch.deliveries.map((d) => d.id)).toEqual(ids);
+    await redeliver(opened.db, webhookId, ids[0]!);
+    // Both places are still taken: a third request would be in flight at once.
+    expect(await mine(webhookId, 2)).toBeUndefined();
+    // The attempt ends: not recorded (the redelivery replaces it), and its place is free for the redelivery.
+    const recorded = await recordAttempts(opened.db, [{ claim: { id: ids[0]!, webhookId, leaseToken: batch.leaseToken }, result: { status: 204, durationMs: 1 }, retryInMs: undefined }]);
+    expect([...recorded.recorded]).toEqual([]);
+    const again = (await mine(webhookId, 2))!;
+    expect(again.deliveries.map((d) => d.id)).toEqual([ids[0]]);
+    expect(again.inFlight).toBe(1);
   });
 
   it('records many attempts in one statement: each its outcome, the webhook its failures in a row in order, a lost lease not at all', async () => {
