@@ -152,7 +152,7 @@ describe('the archive', () => {
     });
     server.stdout!.on('data', (d) => (serverOut += d));
     server.stderr!.on('data', (d) => (serverErr += d));
-    const listening = await waitFor(() => /listening on http:\/\/localhost:(\d+), database: embedded PGlite at (.+)/.exec(serverErr), 'the server to listen', 45_000);
+    const listening = await waitFor(() => /listening on http:\/\/localhost:(\d+), database: embedded PGlite at (.+)/.exec(serverErr), 'the server to listen', 150_000);
     expect(listening[2]).toBe(dataDir);
     url = `http://127.0.0.1:${listening[1]}`;
 
@@ -168,7 +168,7 @@ describe('the archive', () => {
     const mapped = readFileSync(`/proc/${server.pid}/maps`, 'utf8').split('\n').map((l) => l.split(/\s+/)[5] ?? '').filter((f) => f.includes('node_modules'));
     expect(mapped.some((f) => f.includes('bcrypt'))).toBe(true);
     expect(mapped.filter((f) => !f.startsWith(installed))).toEqual([]);
-  }, 60_000);
+  }, 180_000);
 
   it('is driven by the installed CLI: login, publish, search', async () => {
     const login = await cli(['login', '--url', url, '--username', 'admin', '--password-stdin'], `${ADMIN_PASSWORD}\n`);
