@@ -81,6 +81,8 @@ export async function watchPage(watched: WatchedPage, page: Page): Promise<void>
 /** Runs an action that makes the page search, and waits until the answer is on the page. */
 export async function afterSearch(page: Page, action: () => Promise<unknown>): Promise<void> {
   const answered = page.waitForResponse((response) => response.url().includes('/v1/repositories/search'));
+  // Should the action fail (or the test end first), the wait is not left as an unhandled rejection.
+  answered.catch(() => undefined);
   await action();
   await answered;
   await page.waitForSelector('#versions[aria-busy="false"]', { state: 'attached' });

@@ -140,7 +140,8 @@ describe.skipIf(skip)(skip ? `package page (skipped: ${browserState.reason})` : 
     expect(page.url()).toContain('latestVersion=false');
   });
 
-  it('narrows the rows with each filter, and says when nothing matches', async () => {
+  // Twelve searches of about a hundred browser round trips each: minutes on busy cores, not a measure of speed.
+  it('narrows the rows with each filter, and says when nothing matches', { timeout: 120_000 }, async () => {
     const { page } = await visit('?latestVersion=false&size=100');
     const cases: { filters: Partial<Record<(typeof FILTER_INPUTS)[number], string>>; latestOnly: boolean }[] = [
       { filters: { projectName: 'borealis' }, latestOnly: false },
