@@ -6,11 +6,11 @@ import path from 'node:path';
 import { AppError } from '../common/errors.js';
 import { passwordProblem } from '../common/schemas/users.js';
 import { closest } from '../common/suggest.js';
+import { type DbKind, KINDS, KIND_NAMES } from './db/dialects/kinds.js';
 import { SETTINGS, type Setting } from './settings.js';
 import { parseDurations, parseNetworks } from './webhooks/settings.js';
 
-/** `mysql` covers MariaDB and MySQL: one driver (`mysql2`), one dialect. */
-export type DbKind = 'pglite' | 'postgres' | 'mysql';
+export type { DbKind };
 
 export interface ServerConfig {
   db: {
@@ -77,15 +77,6 @@ type SettingName = keyof typeof SETTINGS;
 /** Settings that are secrets: as startup arguments, every local user sees them in `ps`. */
 const SECRETS: SettingName[] = ['dbPassword', 'jwtSecret', 'adminPassword'];
 
-const KINDS: Record<string, DbKind> = {
-  pglite: 'pglite',
-  postgres: 'postgres',
-  postgresql: 'postgres',
-  mariadb: 'mysql',
-  mysql: 'mysql',
-};
-const DEFAULT_DRIVERS: Record<DbKind, string> = { pglite: '@electric-sql/pglite', postgres: 'pg', mysql: 'mysql2' };
-const DEFAULT_PORTS: Record<DbKind, number> = { pglite: 5432, postgres: 5432, mysql: 3306 };
 /** Driver names the older Java service documented (JDBC classes), mapped to their Node modules. */
 const DRIVER_ALIASES: Record<string, string> = {
   'org.postgresql.Driver': 'pg',
@@ -180,11 +171,11 @@ export function loadConfig(args: string[], env: NodeJS.ProcessEnv): ServerConfig
   };
 
   const kindText = str('dbKind').toLowerCase();
-  const kind = KINDS[kindText];
+  const kind = Object.hasOwn(KIND_NAMES, kindText) ? KIND_NAMES[kindText] : undefined;
   if (!kind) {
-    throw usage(`unsupported database kind "${kindText}" (${label('dbKind')}); supported: ${Object.keys(KINDS).join(', ')}`);
+    throw usage(`unsupported database kind "${kindText}" (${label('dbKind')}); supported: ${Object.keys(KIND_NAMES).join(', ')}`);
   }
-  const driverText = str('dbDriver', DEFAULT_DRIVERS[kind]);
+  const driverText = str('dbDriver', KINDS[kind].driver);
   const logLevel = str('logLevel').toLowerCase();
   if (!LOG_LEVELS.includes(logLevel)) throw usage(`${label('logLevel')} must be one of ${LOG_LEVELS.join(', ')}`);
 
@@ -198,7 +189,7 @@ export function loadConfig(args: string[], env: NodeJS.ProcessEnv): ServerConfig
     throw usage(`${adminPassword.source} breaks the password rules: ${adminProblem}`);
   }
   const workers = int('workers', 1, 64);
-  if (workers > 1 && kind === 'pglite') {
+  if (workers > 1 && KINDS[kind].embedded) {
     throw usage(`${label('workers')} needs a database server (PostgreSQL, MariaDB or MySQL): the embedded database can be open in one process only`);
   }
   const host = raw('host');
@@ -224,8 +215,8 @@ export function loadConfig(args: string[], env: NodeJS.ProcessEnv): ServerConfig
     throw usage(`${immutable!.source} must be a regular expression (JavaScript syntax), e.g. ^(?!.*-SNAPSHOT$); "${immutable!.value}" is not one`);
   }
   const readHost = raw('dbReadHost');
-  if (readHost && kind !== 'postgres') throw usage(`${readHost.source} needs PostgreSQL (${label('dbKind')}=postgres): read replicas of ${kind} are not supported`);
-  const dbPort = int('dbPort', 1, 65535, DEFAULT_PORTS[kind]);
+  if (readHost && !KINDS[kind].readReplicas) throw usage(`${readHost.source} needs PostgreSQL (${label('dbKind')}=postgres): read replicas of ${kind} are not supported`);
+  const dbPort = int('dbPort', 1, 65535, KINDS[kind].defaultPort);
   const read = readHost && { host: readHost.value, port: int('dbReadPort', 1, 65535, dbPort), maxLagMs: int('dbReadMaxLag', 0, 3_600_000) };
   const dataHome = env.XDG_DATA_HOME || path.join(env.HOME || os.homedir(), '.local', 'share');
 

@@ -4,6 +4,7 @@ import cluster from 'node:cluster';
 import type { Io } from '../common/io.js';
 import { runPrimary, WORKER_READY } from './cluster.js';
 import { loadConfig } from './config.js';
+import { KINDS } from './db/dialects/kinds.js';
 import { createLogger } from './log.js';
 import { collectStartupGarbage, letYoungGenerationGrow } from './memory.js';
 import { DEFAULT_ADMIN_ID } from './services/users.js';
@@ -34,7 +35,7 @@ function announce(io: Io, cli: string, port: number, description: string, adminM
 /** Runs until a stop signal; a failure to start is thrown, for the command line to report. */
 export async function runServer(args: string[], env: NodeJS.ProcessEnv, io: Io, options: RunOptions = {}): Promise<void> {
   const config = loadConfig(args, env);
-  if (config.db.kind !== 'pglite') letYoungGenerationGrow();
+  if (!KINDS[config.db.kind].embedded) letYoungGenerationGrow();
   const log = createLogger(config.logLevel);
   if (cluster.isPrimary) for (const warning of config.warnings) io.err(`warning: ${warning}`);
   const cli = options.cli ?? 'repoadmin';
@@ -58,7 +59,7 @@ export async function runServer(args: string[], env: NodeJS.ProcessEnv, io: Io, 
     process.exit(early === 'SIGINT' ? 130 : 143);
   }
   const server = await starting;
-  if (config.db.kind === 'pglite') collectStartupGarbage();
+  if (KINDS[config.db.kind].embedded) collectStartupGarbage();
   // A worker of --workers stays quiet: it tells the primary, which says where the workers listen.
   if (cluster.isPrimary) announce(io, cli, server.port, server.description, server.adminMustChangePassword);
   else process.send?.({ type: WORKER_READY, port: server.port });

@@ -4,6 +4,7 @@
 import type { Knex } from 'knex';
 import type { ServerConfig } from '../config.js';
 import { withDatabaseLock } from './database-lock.js';
+import type { DbKind } from './dialects/kinds.js';
 import { openMysql } from './dialects/mysql.js';
 import { MEMORY, openPglite } from './dialects/pglite.js';
 import { openPostgres, openPostgresReplica } from './dialects/postgres.js';
@@ -22,11 +23,22 @@ export interface Database {
   close(): Promise<void>;
 }
 
-export async function openDatabase(config: ServerConfig['db']): Promise<Database> {
-  if (config.kind === 'pglite') return openPglite(config);
-  const { db, description } = config.kind === 'mysql' ? await openMysql(config) : await openPostgres(config);
-  const replica = config.kind === 'postgres' && config.read ? openPostgresReplica(config, config.read) : undefined;
-  return { db, description, warnings: [], replica, close: () => db.destroy() };
+/** How each kind opens; a server kind's pool is closed by destroying it. */
+const OPENERS: Record<DbKind, (config: ServerConfig['db']) => Promise<Database>> = {
+  pglite: openPglite,
+  postgres: async (config) => {
+    const { db, description } = await openPostgres(config);
+    const replica = config.read && openPostgresReplica(config, config.read);
+    return { db, description, warnings: [], replica, close: () => db.destroy() };
+  },
+  mysql: async (config) => {
+    const { db, description } = await openMysql(config);
+    return { db, description, warnings: [], close: () => db.destroy() };
+  },
+};
+
+export function openDatabase(config: ServerConfig['db']): Promise<Database> {
+  return OPENERS[config.kind](config);
 }
 
 /**

@@ -1,14 +1,7 @@
 // What a database failure means for a request: unavailable (503), worth retrying (deadlocks), or a
 // bug (500). docs/operations.md lists the failures this was tested against.
 
-import type { ErrorClass } from './dialects/index.js';
-import { classifyMysqlError } from './dialects/mysql.js';
-import { classifyPostgresError } from './dialects/postgres.js';
-
-/** What a driver error of any kind means: each dialect knows its own driver's codes. */
-function classify(error: unknown): ErrorClass | undefined {
-  return classifyPostgresError(error) ?? classifyMysqlError(error);
-}
+import { classifyDriverError as classify } from './dialects/errors.js';
 
 /**
  * The database cannot serve us now: unreachable, refusing, not answering, or still colliding

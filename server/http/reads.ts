@@ -3,6 +3,7 @@
 // the primary; every other endpoint runs on the primary, and on PostgreSQL the answer to a write
 // carries the primary's WAL position, which the client sends back with its next reads.
 import { AppError } from '../../common/errors.js';
+import { KINDS } from '../db/dialects/kinds.js';
 import { isDatabaseUnavailable } from '../db/faults.js';
 import { currentPosition, parsePosition } from '../db/replica.js';
 import type { Services } from '../services/context.js';
@@ -56,7 +57,7 @@ export function handlerRun(endpoint: Endpoint, services: Services): HandlerRun {
       return handler(request, services);
     };
   }
-  if (endpoint.method === 'GET' || services.config.db.kind !== 'postgres') return (request) => handler(request, services);
+  if (endpoint.method === 'GET' || !KINDS[services.config.db.kind].readReplicas) return (request) => handler(request, services);
   return async (request) => {
     const answer = await handler(request, services);
     // The write has committed; a position the server cannot read now is left out, not an error.

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, dbKinds, type TestDatabase } from '../../../test/helpers/db.js';
 import { openDatabase } from '../connect.js';
 import { retryConflicts } from '../faults.js';
-import { dialectOf } from './index.js';
+import { classifyDriverError } from './errors.js';
 
 const servers = dbKinds().filter((kind) => kind !== 'pglite');
 
@@ -81,7 +81,7 @@ describe.each(servers)('the %s dialect', (kind) => {
       }),
     );
     await released;
-    expect(dialectOf(db).classifyError(firstError)).toBe('retry');
+    expect(classifyDriverError(firstError)).toBe('retry');
     expect((firstError as { errno?: number }).errno).toBe(1205);
     expect(attempts).toBe(2);
     expect(await db('counters').where({ id: 1 }).first()).toMatchObject({ n: 11 });
@@ -90,9 +90,9 @@ describe.each(servers)('the %s dialect', (kind) => {
   it('tells a unique key clash from an unreachable server', async () => {
     await reset();
     const clash = await db('counters').insert({ id: 1, n: 0 }).catch((error: unknown) => error);
-    expect(dialectOf(db).classifyError(clash)).toBe('conflict');
+    expect(classifyDriverError(clash)).toBe('conflict');
     const gone = await openDatabase({ ...database.settings, host: '127.0.0.1', port: 1 }).catch((error: unknown) => error);
     expect(gone).toMatchObject({ code: 'unavailable' });
-    expect(dialectOf(db).classifyError((gone as { details: { cause: unknown } }).details.cause)).toBe('unavailable');
+    expect(classifyDriverError((gone as { details: { cause: unknown } }).details.cause)).toBe('unavailable');
   });
 });

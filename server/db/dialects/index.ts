@@ -135,8 +135,6 @@ export interface Dialect extends SqlForm {
   tryNamedLock(db: Knex, connection: unknown, name: string): Promise<boolean>;
   /** Lets go of the named lock `name` held on `connection`. */
   releaseNamedLock(db: Knex, connection: unknown, name: string): Promise<void>;
-  /** Classifies a driver error: database unreachable, worth retrying (deadlock, lock timeout), unique key clash. */
-  classifyError(error: unknown): ErrorClass | undefined;
 }
 
 /**

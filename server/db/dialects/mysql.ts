@@ -206,7 +206,6 @@ export const mysqlDialect: Dialect = {
     await trx.raw('set @repoadmin_version_change = ?', [change]);
   },
 
-  classifyError: classifyMysqlError,
 };
 
 /**

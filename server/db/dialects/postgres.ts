@@ -195,7 +195,6 @@ export function postgresLike(runStatement: Dialect['runStatement']): Dialect {
     name: 'postgres',
     ...postgresSql,
     runStatement,
-    classifyError: classifyPostgresError,
 
     now(db) {
       return db.raw('current_timestamp(3)');
