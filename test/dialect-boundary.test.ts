@@ -1,4 +1,4 @@
-// Each database kind behind its dialect (docs/architecture.md, "Database kinds"): outside
+// Each database kind behind its dialect (docs/architecture.md, "The database layer"): outside
 // server/db/dialects/ and the frozen migrations, no server code compares anything with a kind's
 // name; it asks the kinds' traits (server/db/dialects/kinds.ts) or the dialect instead.
 import fs from 'node:fs';
