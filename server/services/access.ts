@@ -1,8 +1,9 @@
 // What a caller may do: the role and scope rules and the "must change password" gate, applied to
 // the user a credential resolved to.
 import { AppError } from '../../common/errors.js';
-import { type TokenScope, scopeAllows } from '../../common/schemas/tokens.js';
-import type { Role } from '../../common/schemas/users.js';
+import { type TokenScope, scopeAllows, scopesAllowing } from '../../common/schemas/tokens.js';
+import { type Role, sameUserId } from '../../common/schemas/users.js';
+import type { Access } from '../http/endpoint.js';
 import type { Actor } from './context.js';
 
 /** What a project token cannot do on the user and token endpoints: they take a login. */
@@ -44,4 +45,65 @@ function checkScope(actor: Actor, { scope: needed, purpose }: TokenRule): void {
   if (!scopeAllows(token.scope, needed)) {
     throw new AppError('forbidden', `the project token "${token.name}" has the scope ${token.scope}: ${purpose} needs a token with the scope ${needed}`);
   }
+}
+
+// The rules that depend on what a request names (a record, a project, a user), applied by the
+// services once they know it: each answers or throws the 403 its refusal is.
+
+const isAdmin = (actor: Actor) => actor.role === 'ROLE_ADMIN';
+
+/** Deleting or restoring a record: administrators any record, others their own project's. */
+export function checkRecordChange(actor: Actor, projectName: string, doing: string): void {
+  if (isAdmin(actor) || actor.projectName === projectName) return;
+  throw new AppError('forbidden', `user ${actor.username} may ${doing} only records of project "${actor.projectName ?? ''}", not "${projectName}"`);
+}
+
+/** The project whose trash the actor may list: administrators any (undefined: all), others their own. */
+export function trashProject(actor: Actor, asked: string | undefined): string | undefined {
+  if (isAdmin(actor)) return asked;
+  if (asked !== undefined && asked !== actor.projectName) {
+    throw new AppError('forbidden', `user ${actor.username} may see only the trash of project "${actor.projectName ?? ''}"`);
+  }
+  return actor.projectName ?? '';
+}
+
+/** The project whose events the actor may read: administrators all (undefined), a project token its project's. */
+export function eventsProject(actor: Actor): string | undefined {
+  if (isAdmin(actor)) return undefined;
+  if (!actor.projectToken || actor.projectName === null) {
+    throw new AppError('forbidden', 'events are for administrators and project tokens (scope read or publish) of their project');
+  }
+  return actor.projectName;
+}
+
+/** The user whose tokens the actor asks about: itself by default, anyone for administrators. */
+export function tokenOwner(actor: Actor, userId: string | undefined, what: string): string {
+  if (!userId || sameUserId(userId, actor.userId)) return actor.userId;
+  if (!isAdmin(actor)) throw new AppError('forbidden', `only administrators may ${what} the tokens of other users`);
+  return userId;
+}
+
+/** Whose tokens a listing shows: undefined (everyone's) for an administrator who names no one. */
+export function tokenListOwner(actor: Actor, userId: string | undefined): string | undefined {
+  return isAdmin(actor) && !userId ? undefined : tokenOwner(actor, userId, 'list');
+}
+
+/** A token the actor may revoke: its own, or anyone's for administrators (others' are not found). */
+export function mayRevokeToken(actor: Actor, tokenUserId: string): boolean {
+  return sameUserId(tokenUserId, actor.userId) || isAdmin(actor);
+}
+
+/** Changing a password: one's own, or anyone's for administrators. */
+export function checkPasswordChange(actor: Actor, userId: string): void {
+  if (!sameUserId(actor.userId, userId) && !isAdmin(actor)) throw new AppError('forbidden', 'you may change only your own password');
+}
+
+/** Who may call an endpoint, in words, from its declaration's `access` (docs/api.md, "Who may call what"). */
+export function describeAccess(access: Access): string {
+  if (access === 'public') return 'anyone; no token is read';
+  if (access === 'reader') return 'anyone (any valid token where search is not public)';
+  const who = access.role === 'ROLE_ADMIN' ? 'administrators' : access.role ? `users of role ${access.role}` : 'users';
+  const tokens = access.scope ? `project tokens with a scope including ${access.scope} (${scopesAllowing(access.scope).join(', ')})` : 'no project token';
+  const mustChange = access.allowWhileMustChange ? '; also before the first password is changed' : '';
+  return `${who}; ${tokens}${mustChange}`;
 }

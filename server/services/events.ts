@@ -4,8 +4,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { type StoredEvent, lastSeq, readEvents, sequenceEvents } from '../db/events.js';
 import { fromRow } from '../db/versions.js';
 import { type NewDelivery, insertDeliveries, listWebhooks } from '../db/webhooks.js';
-import { AppError } from '../../common/errors.js';
 import type { EventPage, EventsQuery } from '../../common/schemas/events.js';
+import { eventsProject } from './access.js';
 import type { Actor, Services } from './context.js';
 import { toVersionInformation } from './versions.js';
 
@@ -105,12 +105,6 @@ export async function feed(services: Pick<Services, 'db'>, request: FeedRequest)
 
 /** The feed as a caller may see it: administrators every event, a project token its project's. */
 export function eventFeed(services: Services, actor: Actor, query: EventsQuery, signal: AbortSignal): Promise<EventPage> {
-  let projectName: string | undefined;
-  if (actor.role !== 'ROLE_ADMIN') {
-    if (!actor.projectToken || actor.projectName === null) {
-      throw new AppError('forbidden', 'events are for administrators and project tokens (scope read or publish) of their project');
-    }
-    projectName = actor.projectName;
-  }
+  const projectName = eventsProject(actor);
   return feed(services, { after: query.after, limit: query.limit, wait: query.wait, types: query.type, projectName, signal });
 }

@@ -32,6 +32,7 @@ import {
 import { sameUserId } from '../../common/schemas/users.js';
 import { findUserById, lockUser } from '../db/users.js';
 import { verifyLogin } from './auth.js';
+import { mayRevokeToken, tokenListOwner, tokenOwner } from './access.js';
 import type { Actor, Services } from './context.js';
 
 /** `lastUsedAt` is written at most this often per token: a busy pipeline does not write on every request. */
@@ -39,8 +40,6 @@ export const LAST_USED_RESOLUTION_MS = 60_000;
 
 /** A token whose last recorded use is at or before this is due to have its use recorded again. */
 export const lastUseDueBefore = (now: Date) => new Date(now.getTime() - LAST_USED_RESOLUTION_MS);
-
-const isAdmin = (actor: Actor) => actor.role === 'ROLE_ADMIN';
 
 function toProjectToken(row: TokenRow): ProjectToken {
   return {
@@ -56,12 +55,6 @@ function toProjectToken(row: TokenRow): ProjectToken {
   };
 }
 
-/** The user whose tokens the actor asks about: itself by default, anyone for administrators. */
-function ownerFor(actor: Actor, userId: string | undefined, what: string): string {
-  if (!userId || sameUserId(userId, actor.userId)) return actor.userId;
-  if (!isAdmin(actor)) throw new AppError('forbidden', `only administrators may ${what} the tokens of other users`);
-  return userId;
-}
 
 function checkExpiry(expiresAt: Date | null | undefined, now: Date): Date | null {
   if (!expiresAt) return null;
@@ -112,7 +105,7 @@ export async function createProjectToken(
   request: ProjectTokenCreateRequest,
   address: string,
 ): Promise<{ created: ProjectTokenCreated; freshLogin: 'session' | 'password' }> {
-  const userId = ownerFor(actor, request.userId, 'make');
+  const userId = tokenOwner(actor, request.userId, 'make');
   const now = services.now();
   const expiresAt = checkExpiry(request.expiresAt, now);
   const freshLogin = await confirmFreshLogin(services, actor, request.password, address);
@@ -150,11 +143,8 @@ export async function createProjectToken(
 
 /** A page of the caller's own tokens; an administrator's call sees everyone's, or one user's with `userId`. */
 export async function listProjectTokens(services: Services, actor: Actor, query: ProjectTokenListQuery): Promise<ProjectTokenList> {
-  let owner: string | undefined;
-  if (!isAdmin(actor) || query.userId) {
-    owner = ownerFor(actor, query.userId, 'list');
-    if (!sameUserId(owner, actor.userId) && !(await findUserById(services.db, owner))) throw new AppError('not_found', `no user with id ${owner}`);
-  }
+  const owner = tokenListOwner(actor, query.userId);
+  if (owner !== undefined && !sameUserId(owner, actor.userId) && !(await findUserById(services.db, owner))) throw new AppError('not_found', `no user with id ${owner}`);
   const { items, total } = await listTokens(services.db, { userId: owner }, query);
   return {
     tokens: items.map(toProjectToken),
@@ -167,7 +157,7 @@ export async function revokeProjectToken(services: Services, actor: Actor, id: s
   await retryConflicts(() =>
     services.db.transaction(async (trx) => {
       const token = await findTokenById(trx, id);
-      if (!token || (!sameUserId(token.userId, actor.userId) && !isAdmin(actor))) throw new AppError('not_found', `no token with id ${id}`);
+      if (!token || !mayRevokeToken(actor, token.userId)) throw new AppError('not_found', `no token with id ${id}`);
       // Gone by now when its user was deleted meanwhile, which remembered it.
       const hash = await deleteToken(trx, id);
       if (hash) await rememberRevoked(trx, [hash], 'revoked', services.now());
@@ -181,7 +171,7 @@ export async function revokeProjectToken(services: Services, actor: Actor, id: s
  * them. Returns how many were revoked.
  */
 export async function revokeAllProjectTokens(services: Services, actor: Actor, userId: string): Promise<number> {
-  const owner = ownerFor(actor, userId, 'revoke');
+  const owner = tokenOwner(actor, userId, 'revoke');
   return retryConflicts(() =>
     services.db.transaction(async (trx) => {
       if (!(await lockUser(trx, owner))) throw new AppError('not_found', `no user with id ${owner}`);

@@ -5,13 +5,13 @@ import type { TrashPage, TrashQuery, TrashedVersion as TrashedAnswer } from '../
 import type { VersionInformation } from '../../common/schemas/repositories.js';
 import { type TrashedVersion, deleteVersion, listTrash, restoreVersion } from '../db/trash.js';
 import type { StoredVersion } from '../db/versions.js';
+import { checkRecordChange, trashProject } from './access.js';
 import type { Actor, Services } from './context.js';
 import { checkRestore, isImmutable } from './immutable.js';
 import { toVersionInformation } from './versions.js';
 
 function mayChange(actor: Actor, record: StoredVersion, doing: string): void {
-  if (actor.role === 'ROLE_ADMIN' || actor.projectName === record.projectName) return;
-  throw new AppError('forbidden', `user ${actor.username} may ${doing} only records of project "${actor.projectName ?? ''}", not "${record.projectName}"`);
+  checkRecordChange(actor, record.projectName, doing);
 }
 
 /**
@@ -56,13 +56,7 @@ function toTrashedAnswer(services: Services, trashed: TrashedVersion): TrashedAn
 
 /** A page of the trash: administrators see every project's records, others only their project's. */
 export async function trashPage(services: Services, actor: Actor, query: TrashQuery): Promise<TrashPage> {
-  let projectName = query.projectName;
-  if (actor.role !== 'ROLE_ADMIN') {
-    if (projectName !== undefined && projectName !== actor.projectName) {
-      throw new AppError('forbidden', `user ${actor.username} may see only the trash of project "${actor.projectName ?? ''}"`);
-    }
-    projectName = actor.projectName ?? '';
-  }
+  const projectName = trashProject(actor, query.projectName);
   const { items, total } = await listTrash(services.db, { projectName }, query);
   return {
     records: items.map((item) => toTrashedAnswer(services, item)),

@@ -15,6 +15,7 @@ import {
   updatePassword,
 } from '../db/users.js';
 import { retryConflicts } from '../db/faults.js';
+import { checkPasswordChange } from './access.js';
 import type { Actor, Services } from './context.js';
 import { retireTokensOfUser } from './tokens.js';
 
@@ -57,10 +58,8 @@ export async function createUser(services: Services, request: UserCreateRequest)
 }
 
 export async function changePassword(services: Services, actor: Actor, userId: string, password: string): Promise<UserResult> {
+  checkPasswordChange(actor, userId);
   const own = sameUserId(actor.userId, userId);
-  if (!own && actor.role !== 'ROLE_ADMIN') {
-    throw new AppError('forbidden', 'you may change only your own password');
-  }
   const target = await findUserById(services.db, userId);
   if (!target) throw new AppError('not_found', `no user with id ${userId}`);
   const tokenVersion = await updatePassword(services.db, userId, await services.passwords.hash(password));
