@@ -1,6 +1,7 @@
 // A PostgreSQL read replica (docs/operations.md, "Read replicas"): how far behind it is, checked
-// once a second, and whether a read may go there now, waiting briefly for it to replay a client's
-// last write (read-your-writes by WAL position). PostgreSQL only: WAL positions and replay are its.
+// once a second, and whether a read may go there now; a read after a client's write runs on a
+// replica connection that has replayed that write, waiting briefly for it (read-your-writes by WAL
+// position). PostgreSQL only: WAL positions and replay are its.
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { cachedRows } from './statements.js';
@@ -36,11 +37,13 @@ const REPLAYED = 'coalesce(pg_last_wal_replay_lsn(), pg_current_wal_lsn())::text
 export interface ReadRouting {
   /** The replica's pool. */
   replica: Knex;
+  /** Whether reads may go to the replica now: it answered the last check and was at most the allowed lag behind. */
+  usable(): boolean;
   /**
-   * Whether a read may go to the replica now: it answered the last check, was at most the allowed
-   * lag behind, and has replayed `position` (waiting up to POSITION_WAIT_MS for that).
+   * Runs `read` on a replica connection that has replayed `position` (a client's last write),
+   * waiting up to POSITION_WAIT_MS for it on that connection; undefined when it did not get there.
    */
-  usable(position: bigint | undefined): Promise<boolean>;
+  readAt<T>(position: bigint, read: (db: Knex.Transaction) => Promise<T>): Promise<{ value: T } | undefined>;
   /** A read failed on the replica: it is skipped until a check finds it well again. */
   failed(): void;
   /** How far behind the replica was at the last check, in milliseconds; undefined when it did not answer. */
@@ -49,7 +52,7 @@ export interface ReadRouting {
 }
 
 export function startReadRouting(primary: Knex, replica: Knex, maxLagMs: number, log: Logger): ReadRouting {
-  let measured: { lagMs: number; replayed: bigint } | undefined;
+  let measured: { lagMs: number } | undefined;
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   let checking: Promise<void> = Promise.resolve();
@@ -70,7 +73,7 @@ export function startReadRouting(primary: Knex, replica: Knex, maxLagMs: number,
       const replayed = parsePosition(row.replayed) ?? 0n;
       unreplayed = row.recovering ? unreplayed.filter((sample) => sample.position > replayed) : [];
       const lagMs = unreplayed.length === 0 ? 0 : Date.now() - unreplayed[0]!.at;
-      measured = { lagMs, replayed: measured && measured.replayed > replayed ? measured.replayed : replayed };
+      measured = { lagMs };
     } catch {
       measured = undefined;
       unreplayed = [];
@@ -91,43 +94,20 @@ export function startReadRouting(primary: Knex, replica: Knex, maxLagMs: number,
   };
   checking = check().finally(schedule);
 
-  // Reads waiting for the replica to replay a position; one poll serves them all.
-  const waiting = new Set<{ position: bigint; done(replayed: boolean): void }>();
-  let polling = false;
-  const poll = async () => {
-    polling = true;
-    try {
-      while (waiting.size > 0 && !stopped) {
-        const result = (await replica.raw(`select ${REPLAYED} as replayed`)) as { rows: { replayed: string }[] };
-        const replayed = parsePosition(result.rows[0]!.replayed) ?? 0n;
-        if (measured && replayed > measured.replayed) measured.replayed = replayed;
-        for (const waiter of waiting) if (waiter.position <= replayed) waiter.done(true);
-        if (waiting.size > 0) await new Promise((resolve) => setTimeout(resolve, POSITION_POLL_MS));
-      }
-    } catch {
-      for (const waiter of waiting) waiter.done(false);
-    } finally {
-      polling = false;
-    }
-  };
-
   return {
     replica,
-    usable(position) {
-      if (!measured || measured.lagMs > maxLagMs) return Promise.resolve(false);
-      if (position === undefined || position <= measured.replayed) return Promise.resolve(true);
-      return new Promise<boolean>((resolve) => {
-        const waiter = {
-          position,
-          done(replayed: boolean) {
-            clearTimeout(timeout);
-            waiting.delete(waiter);
-            resolve(replayed);
-          },
-        };
-        const timeout = setTimeout(() => waiter.done(false), POSITION_WAIT_MS);
-        waiting.add(waiter);
-        if (!polling) void poll();
+    usable: () => measured !== undefined && measured.lagMs <= maxLagMs,
+    async readAt(position, read) {
+      // On the connection the read will use: the replicas behind one address (HAProxy's replicas
+      // port) are several servers, each connection reaching one of them, each at its own position.
+      return replica.transaction(async (trx) => {
+        const deadline = Date.now() + POSITION_WAIT_MS;
+        for (;;) {
+          const result = (await trx.raw(`select ${REPLAYED} as replayed`)) as { rows: { replayed: string }[] };
+          if ((parsePosition(result.rows[0]!.replayed) ?? 0n) >= position) return { value: await read(trx) };
+          if (Date.now() >= deadline || stopped) return undefined;
+          await new Promise((resolve) => setTimeout(resolve, POSITION_POLL_MS));
+        }
       });
     },
     failed() {
@@ -137,7 +117,6 @@ export function startReadRouting(primary: Knex, replica: Knex, maxLagMs: number,
     async stop() {
       stopped = true;
       clearTimeout(timer);
-      for (const waiter of waiting) waiter.done(false);
       await checking;
       await replica.destroy();
     },

@@ -42,11 +42,14 @@ export function handlerRun(endpoint: Endpoint, services: Services): HandlerRun {
     // Made once: a handler reads `services.db`, which is the replica's pool here.
     const onReplica: Services = { ...services, db: reads.replica };
     return async (request) => {
-      if (await reads.usable(positionOf(request.headers))) {
+      const position = positionOf(request.headers);
+      if (reads.usable()) {
         try {
-          const answer = await handler(request, onReplica);
-          count('replica');
-          return answer;
+          const answer = position === undefined ? await handler(request, onReplica) : (await reads.readAt(position, async (trx) => handler(request, { ...services, db: trx })))?.value;
+          if (answer) {
+            count('replica');
+            return answer;
+          }
         } catch (error) {
           if (!isDatabaseUnavailable(error)) throw error;
           // A read is safe to run again: on the primary, and the replica waits for its next check.

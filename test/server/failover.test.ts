@@ -3,11 +3,13 @@
 // under Patroni, HAProxy; two server processes write through HAProxy's primary port, one of them
 // reading from the replicas. After a crash Patroni restarts the primary read-only before promoting it
 // again: writes meeting it then are refused (25006) and their connections dropped. Every acknowledged
-// publish is there afterwards, none twice, no answer is a 500 and none hangs.
+// publish is there afterwards, none twice, no answer is a 500 and none hangs; and the outbox carries
+// on on the new primary: a webhook receives the event of every acknowledged publish (at least once).
 import { describe, expect, it } from 'vitest';
 import { percentile, startLoad, writeGap } from '../../scripts/failover-load.js';
 import { type Topology, startTopology } from '../../scripts/patroni.js';
 import { waitFor } from '../helpers/instances.js';
+import { startReceiver } from '../helpers/receiver.js';
 import { type ServerProcess, cleanEnv, freePort, startServerProcess } from '../helpers/process.js';
 import { replicaSkip } from '../helpers/streaming.js';
 
@@ -20,11 +22,16 @@ describe.skipIf(skip)('PostgreSQL under Patroni', () => {
   it('loses no acknowledged publish, duplicates none and answers no 500 when the primary crashes and when its machine is lost', { timeout: 540_000 }, async () => {
     let topology: Topology | undefined;
     const servers: ServerProcess[] = [];
+    const receiver = await startReceiver();
     try {
       topology = await startTopology({ port: freePort });
       await topology.waitHealthy(2, 180_000);
       const env = (reads: boolean) =>
-        cleanEnv({ ...topology!.serverEnv({ reads }), REPO_MAN_BCRYPT_COST: '4', REPO_MAN_LOG_LEVEL: 'warn', REPO_MAN_ADMIN_PASSWORD: ADMIN_PASSWORD });
+        cleanEnv({ ...topology!.serverEnv({ reads }), REPO_MAN_BCRYPT_COST: '4', REPO_MAN_LOG_LEVEL: 'warn', REPO_MAN_ADMIN_PASSWORD: ADMIN_PASSWORD,
+          // The receiver is on this machine; a delivery that failed while the database was away is tried again soon.
+          REPO_MAN_WEBHOOK_ALLOW_NETWORKS: '127.0.0.0/8',
+          REPO_MAN_WEBHOOK_RETRY_SCHEDULE: '1s,2s,5s,10s,10s',
+        });
       servers.push(await startServerProcess([], env(false), 90_000));
       servers.push(await startServerProcess([], env(true), 90_000));
       const [writer, reader] = servers.map((s) => s.url) as [string, string];
@@ -34,6 +41,12 @@ describe.skipIf(skip)('PostgreSQL under Patroni', () => {
         body: JSON.stringify({ username: 'admin', password: ADMIN_PASSWORD }),
       });
       const { token } = (await login.json()) as { token: string };
+      const hook = await fetch(`${writer}/v1/webhooks`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` },
+        body: JSON.stringify({ url: receiver.url, events: ['version.published'] }),
+      });
+      expect(hook.status).toBe(201);
 
       const load = startLoad({ writeUrl: writer, readUrl: reader, token, clients: 4, project: 'failover' });
       await waitFor('publishes under way', () => load.count() >= 100, 60_000, 50);
@@ -70,6 +83,11 @@ describe.skipIf(skip)('PostgreSQL under Patroni', () => {
         const res = await fetch(`${writer}/v1/repositories/${a.uid}`, { headers: { Authorization: `Bearer ${token}` } });
         expect({ uid: a.uid, status: res.status }).toEqual({ uid: a.uid, status: 200 });
       }
+      // The outbox on the new primary: each acknowledged publish's event reaches the webhook. A
+      // delivery leased by a sender when its database went away is taken over when the lease ends.
+      const delivered = () =>
+        new Set(receiver.received.map((r) => (JSON.parse(r.body) as { data: { uid: string } }).data.uid));
+      await waitFor('every acknowledged publish delivered to the webhook', () => figures.acknowledged.every((a) => delivered().has(a.uid)), FAILOVER_LIMIT_MS, 200);
       console.log(
         `failover figures: ${figures.acknowledged.length} acknowledged, write gap ${writeGap(figures.acknowledged, killedAt, Date.now())} ms, ` +
           `statuses ${JSON.stringify(Object.fromEntries(Object.entries(figures.phases).map(([k, v]) => [k, v.statuses])))}, ` +
@@ -78,6 +96,7 @@ describe.skipIf(skip)('PostgreSQL under Patroni', () => {
     } finally {
       await Promise.all(servers.map((s) => s.stop('SIGKILL')));
       await topology?.stop();
+      await receiver.close();
     }
   });
 });

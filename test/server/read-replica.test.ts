@@ -2,6 +2,7 @@
 // endpoints read there, the fallback to the primary when the replica is behind or gone, the wait
 // for a client's position (read-your-writes), and a pool that drops connections to a server that
 // became a replica (docs/operations.md, "Read replicas" and "Failover").
+import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '../helpers/instances.js';
 import { type ServerProcess, cleanEnv, startServerProcess } from '../helpers/process.js';
@@ -200,6 +201,72 @@ describe.skipIf(skip)('a server whose database address comes to reach a replica'
     } finally {
       await server?.stop('SIGKILL');
       await proxy.close();
+      await pair.stop();
+    }
+  });
+});
+
+/**
+ * A read address that, like HAProxy's replicas port in front of several replicas, sends each new
+ * connection to the next of its servers in turn.
+ */
+async function startRoundRobin(ports: number[]): Promise<{ port: number; close(): Promise<void> }> {
+  let next = 0;
+  const sockets = new Set<net.Socket>();
+  const server = net.createServer((client) => {
+    const upstream = net.connect(ports[next++ % ports.length]!, '127.0.0.1');
+    for (const socket of [client, upstream]) {
+      sockets.add(socket);
+      socket.on('close', () => sockets.delete(socket));
+      socket.on('error', () => socket.destroy());
+    }
+    client.pipe(upstream).pipe(client);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as net.AddressInfo).port,
+    close: async () => {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+describe.skipIf(skip)('a server whose read address reaches servers at different positions', () => {
+  it('reads after a write only on a connection that has replayed it, whichever server that connection reaches', { timeout: 120_000 }, async () => {
+    const pair = await startStreamingPair();
+    // Every other connection of the read pool reaches the primary (always at the newest position),
+    // the others the replica, whose replay is paused: a position seen on one connection says nothing of another.
+    const reads = await startRoundRobin([pair.primaryPort, pair.replicaPort]);
+    let server: ServerProcess | undefined;
+    try {
+      const env = cleanEnv({
+        ...pair.serverEnv({ maxLagMs: 60_000 }),
+        REPO_MAN_DB_READ_PORT: String(reads.port),
+        REPO_MAN_BCRYPT_COST: '4',
+        REPO_MAN_LOG_LEVEL: 'warn',
+        REPO_MAN_ADMIN_PASSWORD: ADMIN_PASSWORD,
+      });
+      server = await startServerProcess([], env, 60_000);
+      const token = await login(server.url);
+      expect((await call(server.url, 'POST', '/v1/repositories', { token, body: record('1.0.0') })).status).toBe(201);
+      await replicaInUse(server.url, 60);
+      await pair.onReplica('select pg_wal_replay_pause()');
+      const path = '/v1/repositories/latest?projectName=rr&groupId=rr&artifactId=lib&branch=main';
+      for (let round = 0; round < 5; round++) {
+        const published = await call(server.url, 'POST', '/v1/repositories', { token, body: record(`2.0.${round}`) });
+        expect(published.status).toBe(201);
+        const position = { 'X-Repoadmin-Position': published.headers.get('x-repoadmin-position')! };
+        // Several at once: the read pool holds connections to both servers.
+        const answers = await Promise.all([0, 1, 2, 3, 4, 5].map(() => call(server!.url, 'GET', path, { token, headers: position })));
+        expect(answers.map((a) => a.body.version)).toEqual(answers.map(() => `2.0.${round}`));
+      }
+      // Without a position, reads do reach the paused replica (so the rounds above read from it too).
+      const plain = await Promise.all([0, 1, 2, 3, 4, 5].map(() => call(server!.url, 'GET', path, { token })));
+      expect(plain.map((a) => a.body.version)).toContain('1.0.0');
+    } finally {
+      await server?.stop('SIGKILL');
+      await reads.close();
       await pair.stop();
     }
   });
