@@ -13,14 +13,23 @@
 import type { Knex } from 'knex';
 import { ensureSchema } from './steps.js';
 
+/** The collation of users.id on MariaDB/MySQL (its binary, no-pad one), which the new tables take: tokens join them. */
+async function usersCollation(knex: Knex): Promise<string> {
+  const [rows] = await knex.raw(
+    "select collation_name as name from information_schema.columns where table_schema = database() and table_name = 'users' and column_name = 'id'",
+  );
+  return (rows as { name: string }[])[0]!.name;
+}
+
 export async function up(knex: Knex): Promise<void> {
   const mysql = knex.client.dialect === 'mysql';
+  const collation = mysql ? await usersCollation(knex) : '';
   const time = (t: Knex.CreateTableBuilder | Knex.AlterTableBuilder, name: string) =>
     mysql ? t.datetime(name, { precision: 3 }) : t.timestamp(name, { useTz: true, precision: 3 });
   const bin = (t: Knex.CreateTableBuilder) => {
     if (!mysql) return;
     t.charset('utf8mb4');
-    t.collate('utf8mb4_bin');
+    t.collate(collation);
   };
   const longText = (t: Knex.CreateTableBuilder | Knex.AlterTableBuilder, name: string) => (mysql ? t.text(name, 'mediumtext') : t.text(name));
 
