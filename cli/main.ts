@@ -26,6 +26,7 @@ const GROUPS: Record<string, () => Promise<CommandGroup>> = {
   delete: () => import('./commands/delete/index.js'),
   trash: () => import('./commands/trash/index.js'),
   retention: () => import('./commands/retention/index.js'),
+  trust: () => import('./commands/trust/index.js'),
 };
 
 /** The exit code of a command stopped by Ctrl-C (128 + SIGINT), as a shell reports it. */

@@ -98,6 +98,10 @@ export interface AppErrorDetails {
   body?: Record<string, unknown>;
   /** The underlying error, logged but never shown. */
   cause?: unknown;
+  /** What the audit entry of a refused request records (never a secret). */
+  audit?: Record<string, unknown>;
+  /** An `unavailable` caused by a service outside (an OpenID Connect issuer), not by the database. */
+  upstream?: string;
 }
 
 export class AppError extends Error {

@@ -69,6 +69,15 @@ export interface ServerConfig {
   retentionAtMinutes: number;
   /** Versions that never come back with other content (docs/retention.md, "Immutable versions"). */
   immutableVersions?: RegExp;
+  /** Trusted publishing (docs/api.md, "Trusted publishing"). */
+  oidc: {
+    /** The `aud` an ID token must name when its publisher names no other. */
+    audience: string;
+    /** How long an exchanged project token is valid. */
+    tokenMinutes: number;
+    /** CIDR networks where issuers may be though the address rules refuse them (http allowed there). */
+    allowNetworks: string[];
+  };
 }
 
 
@@ -261,6 +270,11 @@ export function loadConfig(args: string[], env: NodeJS.ProcessEnv): ServerConfig
     trashDays: int('trashDays', 1, 3650),
     retentionAtMinutes: Number(clock[1]) * 60 + Number(clock[2]),
     immutableVersions,
+    oidc: {
+      audience: str('oidcAudience'),
+      tokenMinutes: int('oidcTokenMinutes', 1, 60),
+      allowNetworks: raw('oidcAllowNetworks') ? listed('oidcAllowNetworks', parseNetworks) : [],
+    },
     warnings: SECRETS.filter((name) => argValues.has(SETTINGS[name].arg)).map(
       (name) => `--${SETTINGS[name].arg} is visible to every local user (ps, /proc): set ${SETTINGS[name].env[0]} in the environment instead`,
     ),

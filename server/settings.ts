@@ -46,5 +46,8 @@ export const SETTINGS = {
   webhookAllowNetworks: { arg: 'repoadmin_webhook_allow_networks', env: ['REPO_MAN_WEBHOOK_ALLOW_NETWORKS'], about: 'networks (CIDR, comma-separated) webhooks may reach though loopback, link-local or otherwise refused', default: 'none' },
   trashDays: { arg: 'repoadmin_trash_days', env: ['REPO_MAN_TRASH_DAYS'], about: 'days a deleted record stays in the trash, 1 to 3650', default: '7' },
   retentionAt: { arg: 'repoadmin_retention_at', env: ['REPO_MAN_RETENTION_AT'], about: 'UTC time of day (HH:MM) enabled retention policies run', default: '03:00' },
+  oidcAudience: { arg: 'repoadmin_oidc_audience', env: ['REPO_MAN_OIDC_AUDIENCE'], about: "the audience (aud) trusted publishers' ID tokens must name unless a publisher names its own", default: 'repoadmin' },
+  oidcTokenMinutes: { arg: 'repoadmin_oidc_token_minutes', env: ['REPO_MAN_OIDC_TOKEN_MINUTES'], about: 'minutes a project token made by an ID token exchange is valid, 1 to 60', default: '15' },
+  oidcAllowNetworks: { arg: 'repoadmin_oidc_allow_networks', env: ['REPO_MAN_OIDC_ALLOW_NETWORKS'], about: 'networks (CIDR, comma-separated) where OpenID Connect issuers may be, over http too, though loopback or otherwise refused', default: 'none' },
   immutableVersions: { arg: 'repoadmin_immutable_versions', env: ['REPO_MAN_IMMUTABLE_VERSIONS'], about: 'versions matching this regular expression never come back with other content, after a delete either', default: 'none' },
 } satisfies Record<string, Setting>;

@@ -6,6 +6,15 @@ import type { PageRequest, PublishResult, SearchRequest, SearchResult, SortField
 import type { RetentionPolicy, RetentionPolicyList, RetentionRunResult } from '../../common/schemas/retention.js';
 import type { ProjectTokenCreated, ProjectTokenList, ProjectTokensRevoked } from '../../common/schemas/tokens.js';
 import type { TrashPage } from '../../common/schemas/trash.js';
+import type {
+  OidcAudience,
+  OidcExchanged,
+  OidcExchangeRequest,
+  TrustedPublisher,
+  TrustedPublisherCreateRequest,
+  TrustedPublisherList,
+  TrustedPublisherUpdateRequest,
+} from '../../common/schemas/trust.js';
 import type { Me, UserCreateRequest, UserList, UserResult } from '../../common/schemas/users.js';
 import type { AuditPage } from '../../common/schemas/audit.js';
 import type { EventPage } from '../../common/schemas/events.js';
@@ -18,7 +27,8 @@ import type {
   WebhookList,
 } from '../../common/schemas/webhooks.js';
 import { createHttp, DEFAULT_TIMEOUT_MS, type Http, type HttpRequest, POSITION_HEADER } from './http.js';
-import { resolveCredentials, resolveUrl, storedToken, whyRejected, type Credentials, type SessionContext } from './session.js';
+import { requestGithubIdToken } from './id-token.js';
+import { resolveCredentials, resolveUrl, storedToken, whyRejected, type Credentials, type CredentialsHint, type SessionContext } from './session.js';
 
 export type { Credentials } from './session.js';
 
@@ -31,10 +41,14 @@ export type PageRequestParams = Partial<Omit<PageRequest, 'sortField'>> & { sort
 export interface Api {
   /** The server this run talks to: --url, else REPOADMIN_URL, else the current login's. */
   serverUrl(): Promise<string>;
-  /** The token to send and where it came from; logs in on the fly with REPOADMIN_USERNAME/PASSWORD. */
+  /**
+   * The token to send and where it came from; logs in on the fly with REPOADMIN_USERNAME/PASSWORD, or
+   * exchanges the CI's ID token (REPOADMIN_ID_TOKEN, GitHub Actions) when nothing else is given.
+   */
   credentials(): Promise<Credentials>;
   /** `POST /v1/authentication/generate-token`, at `url` when given (login), else at serverUrl(). */
   generateToken(body: TokenRequest, url?: string): Promise<TokenResponse>;
+  /** `GET /v1/users/me`; refused without a request for a token made from an ID token, which has no user. */
   me(): Promise<Me>;
   /**
    * The project of the token's user (null for an administrator): known from the login, on the fly
@@ -78,6 +92,18 @@ export interface Api {
   changePolicy(id: string, body: Record<string, unknown>): Promise<RetentionPolicy>;
   removePolicy(id: string): Promise<void>;
   runPolicy(id: string, dryRun: boolean): Promise<RetentionRunResult>;
+  /** `POST /v1/trusted-publishers` (administrators). */
+  createTrustedPublisher(body: TrustedPublisherCreateRequest): Promise<TrustedPublisher>;
+  /** `GET /v1/trusted-publishers`: every project's, or one project's. */
+  listTrustedPublishers(query: { projectName?: string }): Promise<TrustedPublisherList>;
+  getTrustedPublisher(id: string): Promise<TrustedPublisher>;
+  changeTrustedPublisher(id: string, body: TrustedPublisherUpdateRequest): Promise<TrustedPublisher>;
+  /** `DELETE /v1/trusted-publishers/{id}`: the tokens it made are revoked with it. */
+  removeTrustedPublisher(id: string): Promise<void>;
+  /** `GET /v1/authentication/oidc/audience`: what a CI's ID token is requested for. No token sent. */
+  oidcAudience(): Promise<OidcAudience>;
+  /** `POST /v1/authentication/oidc`: an ID token for a short-lived project token. No token sent. */
+  exchangeIdToken(body: OidcExchangeRequest): Promise<OidcExchanged>;
 }
 
 export interface ApiContext extends SessionContext {
@@ -112,6 +138,11 @@ export function createApi(context: ApiContext): Api {
 
   let url: Promise<string> | undefined;
   const serverUrl = () => (url ??= resolveUrl(context));
+  const oidcAudience = async () =>
+    http(await serverUrl())<OidcAudience>({ method: 'GET', path: 'v1/authentication/oidc/audience', idempotent: true, notFoundMeansWrongServer: true });
+  // Not sent again: an ID token is accepted once, and a retry after a lost answer would be refused as a replay.
+  const exchangeIdToken = async (body: OidcExchangeRequest) =>
+    http(await serverUrl())<OidcExchanged>({ method: 'POST', path: 'v1/authentication/oidc', json: body, notFoundMeansWrongServer: true });
   const generateToken = async (body: TokenRequest, at?: string) =>
     http(at ?? (await serverUrl()))<TokenResponse>({
       method: 'POST',
@@ -120,9 +151,22 @@ export function createApi(context: ApiContext): Api {
       notFoundMeansWrongServer: true,
     });
 
+  /** The token of this run, chosen once; the first call that needs one may name its project (a publish's). */
   let credentials: Promise<Credentials> | undefined;
-  const getCredentials = () =>
-    (credentials ??= serverUrl().then((server) => resolveCredentials(context, server, (body) => generateToken(body, server))));
+  const getCredentials = (hint?: CredentialsHint) =>
+    (credentials ??= serverUrl().then((server) =>
+      resolveCredentials(
+        context,
+        server,
+        {
+          login: (body) => generateToken(body, server),
+          audience: async () => (await oidcAudience()).audience,
+          exchange: exchangeIdToken,
+          githubIdToken: (source, audience) => requestGithubIdToken(source, audience, { timeoutMs: timeoutFrom(context.env), log: context.log }),
+        },
+        hint,
+      ),
+    ));
 
   /**
    * Read-your-writes (docs/cli.md): a write's answer gives the server's position, kept for a minute;
@@ -146,9 +190,9 @@ export function createApi(context: ApiContext): Api {
     request.method === 'GET' || request.reads ? { ...request, headers: await positionHeaders(server) } : { ...request, onHeaders: keepPosition(server) };
 
   /** A call that needs a token. */
-  const authenticated = async <T>(request: HttpRequest): Promise<T> => {
+  const authenticated = async <T>(request: HttpRequest, hint?: CredentialsHint): Promise<T> => {
     const server = await serverUrl();
-    const creds = await getCredentials();
+    const creds = await getCredentials(hint);
     try {
       return await http(server)<T>({ ...(await withPosition(server, request)), token: creds.token });
     } catch (error) {
@@ -170,7 +214,14 @@ export function createApi(context: ApiContext): Api {
     }
   };
 
-  const me = () => authenticated<Me>({ method: 'GET', path: 'v1/users/me', idempotent: true, notFoundMeansWrongServer: true });
+  const me = async () => {
+    const creds = await getCredentials();
+    // A token made from an ID token belongs to a project and a pipeline, not to a user.
+    if (creds.source === 'oidc') {
+      throw new AppError('forbidden', `this run's token was made from the CI's ID token for project ${creds.projectName} and belongs to no user`);
+    }
+    return authenticated<Me>({ method: 'GET', path: 'v1/users/me', idempotent: true, notFoundMeansWrongServer: true });
+  };
 
   const projectName = async (): Promise<string | null> => {
     const creds = await getCredentials();
@@ -203,7 +254,10 @@ export function createApi(context: ApiContext): Api {
     deleteUser: (userId) => authenticated({ method: 'DELETE', path: `v1/users/${encodeURIComponent(userId)}` }),
     // Idempotent by its coordinates (docs/api.md, "Version records"): a retry replaces the record with the same body.
     publish: (record) =>
-      authenticated({ method: 'POST', path: 'v1/repositories', json: record, idempotent: true, notFoundMeansWrongServer: true }),
+      authenticated(
+        { method: 'POST', path: 'v1/repositories', json: record, idempotent: true, notFoundMeansWrongServer: true },
+        { projectName: record.projectName },
+      ),
     search: (filters, paging = {}) =>
       publicCall({
         method: 'POST',
@@ -241,5 +295,13 @@ export function createApi(context: ApiContext): Api {
     removePolicy: (id) => authenticated({ method: 'DELETE', path: `v1/retention/policies/${encodeURIComponent(id)}` }),
     runPolicy: (id, dryRun) =>
       authenticated({ method: 'POST', path: `v1/retention/policies/${encodeURIComponent(id)}/run`, searchParams: { dryRun: String(dryRun) } }),
+    createTrustedPublisher: (body) => authenticated({ method: 'POST', path: 'v1/trusted-publishers', json: body, notFoundMeansWrongServer: true }),
+    listTrustedPublishers: (query) =>
+      authenticated({ method: 'GET', path: 'v1/trusted-publishers', searchParams: query, idempotent: true, notFoundMeansWrongServer: true }),
+    getTrustedPublisher: (id) => authenticated({ method: 'GET', path: `v1/trusted-publishers/${encodeURIComponent(id)}`, idempotent: true }),
+    changeTrustedPublisher: (id, body) => authenticated({ method: 'PATCH', path: `v1/trusted-publishers/${encodeURIComponent(id)}`, json: body }),
+    removeTrustedPublisher: (id) => authenticated({ method: 'DELETE', path: `v1/trusted-publishers/${encodeURIComponent(id)}` }),
+    oidcAudience,
+    exchangeIdToken,
   };
 }

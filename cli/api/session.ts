@@ -1,11 +1,14 @@
 // Which server and which token (docs/cli.md, "Credentials and configuration"): flag, then environment,
-// then the config file; a stored token only ever goes to the server that issued it.
+// then the config file, then an ID token the CI offers, exchanged for a short-lived project token
+// (trusted publishing); a stored token only ever goes to the server that issued it.
 import { AppError } from '../../common/errors.js';
 import type { TokenRequest, TokenResponse } from '../../common/schemas/auth.js';
+import type { OidcExchanged, OidcExchangeRequest } from '../../common/schemas/trust.js';
 import type { Role } from '../../common/schemas/users.js';
 import type { ConfigStore } from '../config/store.js';
 import { normalizeUrl } from '../config/url.js';
 import { maskToken } from './http.js';
+import { describeSource, idTokenSource, type IdTokenSource } from './id-token.js';
 
 /** The global options that choose the server and the token: --url and --token. */
 export interface ServerOptions {
@@ -25,7 +28,8 @@ export interface SessionContext {
   log?: (line: string) => void;
 }
 
-export type TokenSource = 'flag' | 'env' | 'login' | 'config';
+/** `oidc`: a short-lived project token made from the CI's ID token, kept in memory only. */
+export type TokenSource = 'flag' | 'env' | 'login' | 'config' | 'oidc';
 
 export interface Credentials {
   token: string;
@@ -38,9 +42,31 @@ export interface Credentials {
   projectName?: string | null;
   role?: Role;
   mustChangePassword?: boolean;
+  /** `oidc`: the trusted publisher that matched the ID token. */
+  publisherId?: string;
+  /** `oidc`: the branch the token may publish to (null: a tag build, any branch its publisher allows). */
+  branch?: string | null;
 }
 
-const NOT_LOGGED_IN_HINT = 'run repoadmin login, or set REPOADMIN_TOKEN (or REPOADMIN_USERNAME and REPOADMIN_PASSWORD)';
+/** What choosing the token may ask of the server, and of the CI. */
+export interface SessionCalls {
+  /** `POST /v1/authentication/generate-token`. */
+  login(body: TokenRequest): Promise<TokenResponse>;
+  /** The server's audience (`GET /v1/authentication/oidc/audience`). */
+  audience(): Promise<string>;
+  /** `POST /v1/authentication/oidc`. */
+  exchange(body: OidcExchangeRequest): Promise<OidcExchanged>;
+  /** GitHub Actions' ID token for this audience. */
+  githubIdToken(source: Extract<IdTokenSource, { kind: 'github' }>, audience: string): Promise<string>;
+}
+
+/** What the first call that needs a token knows: the project it is for (a publish's). */
+export interface CredentialsHint {
+  projectName?: string;
+}
+
+const NOT_LOGGED_IN_HINT =
+  'run repoadmin login, or set REPOADMIN_TOKEN (or REPOADMIN_USERNAME and REPOADMIN_PASSWORD; in a pipeline, REPOADMIN_ID_TOKEN or GitHub Actions\' id-token permission)';
 
 export async function resolveUrl(context: Pick<SessionContext, 'settings' | 'env' | 'config' | 'log'>): Promise<string> {
   if (context.settings.url) return normalizeUrl(context.settings.url, '--url', context.log);
@@ -94,7 +120,8 @@ export async function storedToken(context: Pick<SessionContext, 'settings' | 'en
 export async function resolveCredentials(
   context: SessionContext,
   server: string,
-  login: (body: TokenRequest) => Promise<TokenResponse>,
+  calls: SessionCalls,
+  hint: CredentialsHint = {},
 ): Promise<Credentials> {
   const log = context.log ?? (() => {});
   if (context.settings.token) {
@@ -110,7 +137,7 @@ export async function resolveCredentials(
     log(`logging in to ${server} as ${fromEnv.username} (REPOADMIN_USERNAME and REPOADMIN_PASSWORD)`);
     let answer: TokenResponse;
     try {
-      answer = await login(fromEnv);
+      answer = await calls.login(fromEnv);
     } catch (error) {
       if (error instanceof AppError && error.code === 'unauthorized') {
         throw new AppError('unauthorized', `${error.message}: check REPOADMIN_USERNAME and REPOADMIN_PASSWORD`);
@@ -129,6 +156,8 @@ export async function resolveCredentials(
     };
   }
   const stored = await context.config.get(server);
+  const ci = idTokenSource(context.env);
+  if (ci && (!stored || expired(stored.expiresAt, context.now()))) return exchanged(context, server, calls, ci, hint);
   if (!stored) throw new AppError('unauthorized', `not logged in to ${server}: ${NOT_LOGGED_IN_HINT}`);
   if (expired(stored.expiresAt, context.now())) {
     throw new AppError('unauthorized', 'your session expired: run repoadmin login');
@@ -145,6 +174,53 @@ export async function resolveCredentials(
   };
 }
 
+/**
+ * Trusted publishing: the CI's ID token exchanged for a project token of minutes, which is kept in
+ * this process only. A refusal says what the server said (which claim differed) and exits 4.
+ */
+async function exchanged(context: SessionContext, server: string, calls: SessionCalls, ci: IdTokenSource, hint: CredentialsHint): Promise<Credentials> {
+  const log = context.log ?? (() => {});
+  const from = describeSource(ci);
+  let idToken: string;
+  if (ci.kind === 'github') {
+    const audience = await calls.audience();
+    log(`asking GitHub Actions for an ID token with audience ${audience}`);
+    idToken = await calls.githubIdToken(ci, audience);
+  } else {
+    idToken = ci.token;
+  }
+  log(`exchanging the ID token of ${from} (${maskToken(idToken)}) at ${server}`);
+  let answer: OidcExchanged;
+  try {
+    answer = await calls.exchange({ token: idToken, projectName: hint.projectName });
+  } catch (error) {
+    throw refusedExchange(error, from);
+  }
+  log(
+    `trusted publisher ${answer.publisherId} matched: a token for project ${answer.projectName}, ` +
+      `${answer.branch === null ? 'a tag build' : `branch ${answer.branch}`}, scopes ${answer.scopes.join(',')}, until ${answer.expiresAt} (kept in memory only)`,
+  );
+  return {
+    token: answer.token,
+    source: 'oidc',
+    expiresAt: answer.expiresAt,
+    projectName: answer.projectName,
+    publisherId: answer.publisherId,
+    branch: answer.branch,
+  };
+}
+
+/** The server's refusal of an exchange, as a credentials problem (exit 4) that names where the ID token came from. */
+function refusedExchange(error: unknown, from: string): unknown {
+  if (!(error instanceof AppError)) return error;
+  if (error.code === 'unauthorized' || error.code === 'forbidden') {
+    return new AppError(error.code, `the ID token of ${from} was refused: ${error.message}`, { reason: error.details.reason });
+  }
+  // Publishers of several projects matched: the run must say which project it publishes to.
+  if (error.code === 'conflict') return new AppError('forbidden', `the ID token of ${from} was refused: ${error.message} (publish with --project)`);
+  return error;
+}
+
 /** A 401 says what to do next, which depends on where the token came from. */
 export function whyRejected(error: unknown, creds: Credentials, server: string): unknown {
   // With a reason the token was accepted: the server's message says what else is missing.
@@ -154,6 +230,7 @@ export function whyRejected(error: unknown, creds: Credentials, server: string):
     env: 'check REPOADMIN_TOKEN',
     login: 'check REPOADMIN_USERNAME and REPOADMIN_PASSWORD',
     config: 'run repoadmin login',
+    oidc: 'the short-lived token made from the ID token expired or was revoked; run the step again',
   };
   const what = creds.source === 'config' ? `your session on ${server} is no longer valid` : `${server} rejected the token`;
   return new AppError('unauthorized', `${what} (${error.message}): ${next[creds.source]}`);

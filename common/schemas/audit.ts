@@ -6,6 +6,7 @@ export const AUDIT_ACTIONS = [
   'login', 'user.created', 'user.password_changed', 'user.deleted', 'token.created', 'token.revoked',
   'version.published', 'version.deleted', 'version.restored', 'webhook.created', 'webhook.changed',
   'webhook.deleted', 'webhook.disabled', 'retention.policy_changed', 'retention.policy_deleted', 'retention.run',
+  'token.exchanged', 'trusted_publisher.created', 'trusted_publisher.changed', 'trusted_publisher.deleted',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

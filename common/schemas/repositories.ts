@@ -1,7 +1,7 @@
 // Version records: what a pipeline publishes, how it is searched, what comes back.
 import * as z from 'zod';
 import { CREATION_YEAR_MAX, CREATION_YEAR_MIN } from '../dates.js';
-import { LooseBoolean, NO_NUL, NO_NUL_MESSAGE, Uuid, offsetDateTime, text } from './common.js';
+import { LooseBoolean, NO_NUL, NO_NUL_MESSAGE, Timestamp, Uuid, offsetDateTime, text } from './common.js';
 import { PROJECT_NAME_MAX } from './users.js';
 
 export const BRANCH_MAX = 255;
@@ -134,6 +134,8 @@ export const SearchRequest = z
     uid: z.preprocess(absentWhenEmpty, Uuid.optional()),
     /** true keeps only latest records; false or absent filters nothing. */
     latestVersion: z.preprocess(absentWhenEmpty, LooseBoolean.optional()),
+    /** true keeps only records published through a trusted publisher (with provenance); false or absent filters nothing. */
+    verified: z.preprocess(absentWhenEmpty, LooseBoolean.optional()),
     /** The nested form older clients send; the flat fields win. */
     artifact: z.preprocess(
       absentWhenEmpty,
@@ -224,6 +226,29 @@ export function paging(query: SearchQuery): PageRequest {
 /** The query string of a search, parsed into its page request. */
 export const PageRequestQuery = SearchQuery.transform(paging);
 
+/**
+ * Where a record published through a trusted publisher was built, copied from the verified ID token
+ * (docs/api.md, "Trusted publishing"): null where the provider has no such claim.
+ */
+export const Provenance = z
+  .object({
+    issuer: z.string(),
+    subject: z.string(),
+    repository: z.string().nullable(),
+    repositoryId: z.string().nullable(),
+    /** `refs/heads/main`, `refs/tags/v1.2.0`. */
+    ref: z.string().nullable(),
+    sha: z.string().nullable(),
+    workflow: z.string().nullable(),
+    runId: z.string().nullable(),
+    runUrl: z.string().nullable(),
+    environment: z.string().nullable(),
+    publisherId: Uuid,
+    verifiedAt: Timestamp,
+  })
+  .meta({ id: 'Provenance' });
+export type Provenance = z.infer<typeof Provenance>;
+
 export const VersionInformation = z
   .object({
     uid: Uuid,
@@ -239,6 +264,8 @@ export const VersionInformation = z
     type: z.string(),
     latestVersion: z.boolean(),
     description: z.string().nullable(),
+    /** Set when the record was published through a trusted publisher; null: not verified (absent from servers before trusted publishing). */
+    provenance: Provenance.nullable().optional(),
   })
   .meta({ id: 'VersionInformation' });
 export type VersionInformation = z.infer<typeof VersionInformation>;

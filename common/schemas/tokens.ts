@@ -100,6 +100,12 @@ export const ProjectToken = z
     ...tokenFields,
     /** Written at most once a minute; null: never used. */
     lastUsedAt: Timestamp.nullable(),
+    /** `oidc`: made by an ID token exchange (POST /v1/authentication/oidc); absent from servers before trusted publishing. */
+    kind: z.enum(['ordinary', 'oidc']).optional(),
+    /** An oidc token's branch (null for a tag build, and for ordinary tokens). */
+    branch: z.string().nullable().optional(),
+    /** The trusted publisher that made an oidc token. */
+    publisherId: Uuid.nullable().optional(),
   })
   .meta({ id: 'ProjectToken' });
 export type ProjectToken = z.infer<typeof ProjectToken>;

@@ -1,7 +1,7 @@
 // DOM for the table rows and their detail. Record values only ever reach the page as text nodes
 // or checked attributes; the description goes through markdown.ts.
 import { parseCreationDate } from '../../common/dates.js';
-import type { VersionInformation } from '../../common/schemas/repositories.js';
+import type { Provenance, VersionInformation } from '../../common/schemas/repositories.js';
 
 type Child = Node | string | null | undefined | false;
 
@@ -67,6 +67,7 @@ export function recordRow(record: VersionInformation, expanded: boolean): HTMLEl
   );
   const version = h('td', { class: 'c-version', 'data-label': 'Version' }, h('span', { class: 'version' }, breakable(record.version)));
   if (record.latestVersion) version.append(' ', h('span', { class: 'badge', title: 'The latest version of this project, artifact and branch' }, 'latest'));
+  if (record.provenance) version.append(' ', verifiedMark(record.provenance));
   return h(
     'tr',
     { class: expanded ? 'record open' : 'record', 'data-uid': record.uid },
@@ -79,6 +80,54 @@ export function recordRow(record: VersionInformation, expanded: boolean): HTMLEl
     h('td', { class: 'c-type', 'data-label': 'Type' }, breakable(record.type)),
     h('td', { class: 'c-date', 'data-label': 'Date' }, dateElement(record.creationDate)),
   );
+}
+
+/** A web address, or null for anything else (a `javascript:` one above all): what may become a link. */
+function webAddress(address: string | null): string | null {
+  return address && /^https?:\/\//i.test(address) ? address : null;
+}
+
+/** What the verified ID token says built the record: `acme/shop at refs/heads/main, commit 1a2b3c4d5e6f`. */
+export function builtBy(provenance: Provenance): string {
+  const what = provenance.repository ?? provenance.subject;
+  const ref = provenance.ref ? ` at ${provenance.ref}` : '';
+  const commit = provenance.sha ? `, commit ${provenance.sha.slice(0, 12)}` : '';
+  return `${what}${ref}${commit}`;
+}
+
+/**
+ * The "verified" mark of a record published through a trusted publisher: a link to the run that
+ * built it, saying in its title which repository, ref and commit the CI's signed ID token named.
+ */
+function verifiedMark(provenance: Provenance): HTMLElement {
+  const title = `Verified: built by ${builtBy(provenance)}, as the CI's signed ID token says (${provenance.issuer})`;
+  const runUrl = webAddress(provenance.runUrl);
+  return runUrl
+    ? h('a', { class: 'badge verified', href: runUrl, target: '_blank', rel: 'noopener noreferrer', title, 'aria-label': title }, 'verified')
+    : h('span', { class: 'badge verified', title }, 'verified');
+}
+
+/** The detail's account of where a verified record was built. */
+function provenanceFacts(provenance: Provenance): Child[] {
+  const runUrl = webAddress(provenance.runUrl);
+  const run = runUrl
+    ? h('a', { href: runUrl, target: '_blank', rel: 'noopener noreferrer', class: 'run' }, breakable(runUrl))
+    : h('span', { class: 'muted' }, provenance.runId ?? 'not named');
+  return [
+    h('dt', {}, 'Built by'),
+    h(
+      'dd',
+      { class: 'provenance' },
+      h('span', { class: 'badge verified' }, 'verified'),
+      ' ',
+      breakable(provenance.repository ?? provenance.subject),
+      provenance.ref ? h('span', {}, ' at ', h('code', {}, breakable(provenance.ref))) : null,
+      provenance.sha ? h('span', {}, ', commit ', h('code', { class: 'sha', title: provenance.sha }, provenance.sha.slice(0, 12))) : null,
+      provenance.workflow ? h('span', { class: 'workflow' }, ' (', breakable(provenance.workflow), ')') : null,
+    ),
+    h('dt', {}, 'Run'),
+    h('dd', {}, run),
+  ];
 }
 
 function repositoryLink(address: string | null): Child {
@@ -108,6 +157,7 @@ export function detailRow(record: VersionInformation): { row: HTMLElement; descr
     h('dd', { class: 'coordinates' }, h('code', {}, breakable(coordinates(record))), ' ', copy, h('span', { class: 'copied', role: 'status' })),
     h('dt', {}, 'Repository'),
     h('dd', {}, repositoryLink(record.repositoryUrl)),
+    ...(record.provenance ? provenanceFacts(record.provenance) : []),
     h('dt', {}, 'Published'),
     h('dd', {}, date ? `${fullDate.format(date)}` : record.creationDate),
     h('dt', {}, 'Project · branch'),

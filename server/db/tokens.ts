@@ -17,12 +17,35 @@ export interface TokenRow {
   createdAt: Date;
   expiresAt: Date | null;
   lastUsedAt: Date | null;
+  /** 'oidc': made by an ID token exchange (docs/api.md, "Trusted publishing"); 'ordinary' otherwise. */
+  kind: TokenKind;
+  /** An oidc token's branch; null for an ordinary token, and for an oidc token of a tag build. */
+  branch: string | null;
+  publisherId: string | null;
+}
+
+export type TokenKind = 'ordinary' | 'oidc';
+
+/** What an oidc token is bound to, as the publish checks it (server/policy/publish.ts). */
+export interface OidcBinding {
+  branch: string | null;
+  publisherId: string;
+  /** The repository address a publish through it must name (github, gitlab); null: any. */
+  repositoryUrl: string | null;
+  /** The provenance (JSON) copied from the verified ID token. */
+  provenance: string;
+  /** The publisher's branch globs now (a tag build's token may publish to these); null: the publisher is gone. */
+  publisherBranches: string[] | null;
+  /** The publisher's environments now (scope promote); null: none. */
+  publisherEnvironments: string[] | null;
 }
 
 /** A token with its user as the database has it now: what a request acts as. */
 export interface TokenWithUser extends TokenRow {
   role: Role;
   mustChangePassword: boolean;
+  /** Set for an oidc token. */
+  oidc?: OidcBinding;
 }
 
 const COLUMNS = [
@@ -35,6 +58,9 @@ const COLUMNS = [
   't.created_at',
   't.expires_at',
   't.last_used_at',
+  't.kind',
+  't.branch',
+  't.publisher_id',
 ];
 
 const nullableDate = (value: unknown) => (value === null || value === undefined ? null : toDate(value));
@@ -50,8 +76,13 @@ function toToken(row: Record<string, unknown>): TokenRow {
     createdAt: toDate(row.created_at),
     expiresAt: nullableDate(row.expires_at),
     lastUsedAt: nullableDate(row.last_used_at),
+    kind: row.kind === 'oidc' ? 'oidc' : 'ordinary',
+    branch: (row.branch as string | null) ?? null,
+    publisherId: row.publisher_id === null || row.publisher_id === undefined ? null : String(row.publisher_id),
   };
 }
+
+const jsonOrNull = <T>(value: unknown): T | null => (value === null || value === undefined ? null : (JSON.parse(String(value)) as T));
 
 const withUser = (db: Db) => db('tokens as t').join('users as u', 'u.id', 't.user_id');
 
@@ -66,11 +97,24 @@ export async function findTokenByHash(db: Db, tokenHash: string): Promise<TokenW
     'token-by-hash',
     [tokenHash],
     () =>
-      `select ${[...COLUMNS, 'u.role', 'u.must_change_password'].join(', ')} from tokens t join users u on u.id = t.user_id
+      `select ${[...COLUMNS, 'u.role', 'u.must_change_password', 't.repository_url', 't.provenance', 'p.branches as publisher_branches', 'p.environments as publisher_environments'].join(', ')}
+       from tokens t join users u on u.id = t.user_id left join trusted_publishers p on p.id = t.publisher_id
        where t.token_hash = ? limit 1`,
   );
   if (!row) return undefined;
-  return { ...toToken(row), role: row.role as Role, mustChangePassword: Boolean(row.must_change_password) };
+  const token = toToken(row);
+  const found: TokenWithUser = { ...token, role: row.role as Role, mustChangePassword: Boolean(row.must_change_password) };
+  if (token.kind === 'oidc' && token.publisherId) {
+    found.oidc = {
+      branch: token.branch,
+      publisherId: token.publisherId,
+      repositoryUrl: (row.repository_url as string | null) ?? null,
+      provenance: String(row.provenance),
+      publisherBranches: jsonOrNull<string[]>(row.publisher_branches),
+      publisherEnvironments: jsonOrNull<string[]>(row.publisher_environments),
+    };
+  }
+  return found;
 }
 
 export async function findTokenById(db: Db, id: string): Promise<TokenRow | undefined> {
@@ -99,10 +143,10 @@ export async function listTokens(
   return { items: rows.map(toToken), total: toNumber(count?.n) };
 }
 
-/** The user's tokens that have not expired at `now` (revoked ones are gone from the table). */
+/** The user's ordinary tokens that have not expired at `now` (revoked ones are gone from the table). */
 export async function countActiveTokens(db: Db, userId: string, now: Date): Promise<number> {
   const [row] = await db('tokens')
-    .where({ user_id: userId })
+    .where({ user_id: userId, kind: 'ordinary' })
     .andWhere((q) => q.whereNull('expires_at').orWhere('expires_at', '>', now))
     .count({ n: '*' });
   return Number(row!.n);
@@ -116,6 +160,8 @@ export interface NewToken {
   tokenHash: string;
   createdAt: Date;
   expiresAt: Date | null;
+  /** Set for a token made by an ID token exchange. */
+  oidc?: { branch: string | null; publisherId: string; repositoryUrl: string | null; provenance: string };
 }
 
 export async function insertToken(db: Db, token: NewToken): Promise<void> {
@@ -128,6 +174,9 @@ export async function insertToken(db: Db, token: NewToken): Promise<void> {
       token_hash: token.tokenHash,
       created_at: token.createdAt,
       expires_at: token.expiresAt,
+      ...(token.oidc
+        ? { kind: 'oidc', branch: token.oidc.branch, publisher_id: token.oidc.publisherId, repository_url: token.oidc.repositoryUrl, provenance: token.oidc.provenance }
+        : {}),
     });
   } catch (error) {
     if (isUniqueViolation(error)) {
@@ -177,4 +226,16 @@ export async function deleteToken(db: Knex.Transaction, id: string): Promise<str
   if (!row) return undefined;
   await db('tokens').where({ id }).delete();
   return String(row.token_hash);
+}
+
+/** Deletes the tokens a trusted publisher's exchanges made; returns their hashes (the rows locked first). */
+export async function deleteTokensOfPublisher(db: Knex.Transaction, publisherId: string): Promise<string[]> {
+  const rows = await db('tokens').select('token_hash').where({ publisher_id: publisherId }).forUpdate();
+  if (rows.length > 0) await db('tokens').where({ publisher_id: publisherId }).delete();
+  return rows.map((r: { token_hash: string }) => String(r.token_hash));
+}
+
+/** Deletes a user's oidc tokens that expired before `before` (they are refused by their expiry anyway). */
+export async function deleteExpiredOidcTokens(db: Db, userId: string, before: Date): Promise<void> {
+  await db('tokens').where({ user_id: userId, kind: 'oidc' }).andWhere('expires_at', '<', before).delete();
 }

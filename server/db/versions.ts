@@ -20,6 +20,12 @@ export interface VersionFields {
   type: string;
   latestVersion: boolean;
   description: string | null;
+  /**
+   * Where it was built (JSON of common/schemas Provenance), copied from the verified ID token of the
+   * token it was published through; null: not verified. Once stored it never changes: a republish
+   * keeps it (upsertVersion).
+   */
+  provenance?: string | null;
 }
 
 /** A stored record: its fields and its uid. The service shapes it for an answer. */
@@ -39,6 +45,7 @@ const COLUMNS = [
   'type',
   'latest_version',
   'description',
+  'provenance',
 ];
 
 const SORT_COLUMNS: Record<SortField, string> = {
@@ -66,6 +73,7 @@ export function fromRow(row: Record<string, unknown>): StoredVersion {
     type: String(row.type),
     latestVersion: Boolean(row.latest_version),
     description: (row.description as string | null) ?? null,
+    provenance: (row.provenance as string | null) ?? null,
   };
 }
 
@@ -83,6 +91,7 @@ export function toRow(fields: VersionFields): Record<string, unknown> {
     type: fields.type,
     latest_version: fields.latestVersion,
     description: fields.description,
+    provenance: fields.provenance ?? null,
   };
 }
 
@@ -194,6 +203,10 @@ function whereOf(form: SqlForm, filters: SearchFilters, table: 'versions' | 'ver
     where.shape += 'latest';
     where.conditions.push(table === 'versions' ? form.latestOnly : COUNTED_LATEST);
   }
+  if (table === 'versions' && filters.verified === true) {
+    where.shape += ',verified';
+    where.conditions.push('provenance is not null');
+  }
   if (table === 'versions' && filters.uid !== undefined) {
     where.shape += ',uid';
     where.conditions.push('uid = ?');
@@ -230,10 +243,10 @@ export function pageQuery(form: SqlForm, filters: SearchFilters, paging: PageReq
 
 /**
  * The total of a search. Filters on the columns that version_counts keeps are answered from its
- * summary rows (a few, however many records match); only `version` and `uid` need the records.
+ * summary rows (a few, however many records match); only `version`, `uid` and `verified` need the records.
  */
 export function countQuery(form: SqlForm, filters: SearchFilters): ShapedQuery {
-  if (filters.version === undefined && filters.uid === undefined) {
+  if (filters.version === undefined && filters.uid === undefined && filters.verified !== true) {
     const where = whereOf(form, filters, 'version_counts');
     return { shape: `count:summary:${where.shape}`, values: where.values, build: () => `select coalesce(sum(records), 0) as n from version_counts${whereSql(where)}` };
   }

@@ -48,6 +48,7 @@ export function failureAnswer(
   // An outage is logged once, with a count, not once per request (server/db/outage.ts).
   const cause = error.details.cause ?? caught;
   if (error.code === 'unavailable' && isRetryable(cause)) log.warn({ requestId, code: (cause as { code?: string }).code }, 'a transaction still collided after its retries');
+  else if (error.code === 'unavailable' && error.details.upstream) log.warn({ requestId, upstream: error.details.upstream }, error.message);
   else if (error.code === 'unavailable') outages.failed(cause);
   else if (error.code === 'internal') log.error({ err: cause, requestId }, 'request failed');
   const retryAfter = error.details.retryAfter ?? (error.status === 503 ? UNAVAILABLE_RETRY_AFTER_SECONDS : undefined);

@@ -4,7 +4,7 @@
 // handler, answer, audit, count, log line. What is not an endpoint (the page, `/`) goes to Koa.
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { parse as parseQueryString } from 'node:querystring';
-import { AppError } from '../../common/errors.js';
+import { AppError, isAppError } from '../../common/errors.js';
 import type { Outages } from '../db/outage.js';
 import type { Actor, Services, SignedCredential } from '../services/context.js';
 import { type TokenRule, checkActor } from '../services/access.js';
@@ -296,6 +296,7 @@ async function serve(
     status = failure.status;
     answer = { body: route?.endpoint.errorFields ? { ...failure.body, ...route.endpoint.errorFields(params) } : failure.body };
     if (failure.retryAfter !== undefined) answer.headers = { 'Retry-After': String(failure.retryAfter) };
+    if (isAppError(caught) && caught.details.audit) answer.audit = { details: caught.details.audit };
     // A failure after the answer went out is logged, never answered twice.
     if (!res.headersSent) write(res, method, status, requestId, route, answer, found?.allowed);
   }

@@ -10,6 +10,7 @@ import { repositoryEndpoints } from './v1/repositories.js';
 import { retentionEndpoints } from './v1/retention.js';
 import { tokenEndpoints } from './v1/tokens.js';
 import { trashEndpoints } from './v1/trash.js';
+import { trustEndpoints } from './v1/trust.js';
 import { userEndpoints } from './v1/users.js';
 import { webhookEndpoints } from './v1/webhooks.js';
 
@@ -21,6 +22,7 @@ export const API_ENDPOINTS = [
   ...trashEndpoints,
   ...retentionEndpoints,
   ...tokenEndpoints,
+  ...trustEndpoints,
   ...eventEndpoints,
   ...webhookEndpoints,
   ...auditEndpoints,

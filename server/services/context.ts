@@ -7,6 +7,7 @@ import type { Passwords } from '../auth/passwords.js';
 import type { TokenSettings } from '../auth/tokens.js';
 import type { ServerConfig } from '../config.js';
 import type { ReadRouting } from '../db/replica.js';
+import type { OidcBinding } from '../db/tokens.js';
 import type { Metrics } from '../metrics.js';
 
 export interface Services {
@@ -34,7 +35,18 @@ export interface Actor {
   /** When the request's session token was issued (its `iat`); absent for a project token. */
   sessionIssuedAt?: Date;
   /** Set when the request came with a project token (absent for a session token). */
-  projectToken?: { id: string; name: string; scope: TokenScope };
+  projectToken?: {
+    id: string;
+    name: string;
+    scope: TokenScope;
+    /**
+     * A token made by an ID token exchange whose trusted publisher lists environments: those it may
+     * promote into (docs/api.md, "Trusted publishing"); absent otherwise.
+     */
+    promoteEnvironments?: string[];
+    /** Set for a token made by an ID token exchange: what a publish through it is bound to. */
+    oidc?: OidcBinding;
+  };
 }
 
 /** What the audit log is told of a request to an endpoint declared with `audit`. */

@@ -84,3 +84,25 @@ export function checkRestore(services: Services, record: StoredVersion, kept: Ke
   const changed = differences(kept, record, true);
   if (changed.length > 0) throw refusal(record, kept, changed, true);
 }
+
+/** A provenance without the time of its verification: two tokens of one build have the same. */
+function build(provenance: string): string {
+  const { verifiedAt: _verifiedAt, ...rest } = JSON.parse(provenance) as Record<string, unknown>;
+  return JSON.stringify(rest);
+}
+
+/**
+ * Refuses (conflict) a publish through a token made by an ID token exchange whose provenance is of
+ * another build than the one an immutable version's record keeps (docs/api.md, "Trusted
+ * publishing"). A mutable version's record keeps its first provenance too: the publish goes ahead.
+ */
+export async function checkProvenance(services: Services, fields: VersionFields): Promise<void> {
+  if (!fields.provenance || !isImmutable(services, fields.version)) return;
+  const live = await findByCoordinates(services.db, fields);
+  if (!live?.provenance || build(live.provenance) === build(fields.provenance)) return;
+  const coordinates = `${fields.groupId}:${fields.artifactId}:${fields.version} on ${fields.projectName} ${fields.branch}`;
+  const kept = JSON.parse(live.provenance) as { runUrl?: string | null; subject?: string };
+  throw new AppError('conflict', `${coordinates} is immutable and was published by another build (${kept.runUrl ?? kept.subject ?? 'unknown'}): its provenance never changes; publish a new version instead`, {
+    body: { uid: live.uid, fields: ['provenance'] },
+  });
+}

@@ -52,6 +52,9 @@ function toProjectToken(row: TokenRow): ProjectToken {
     createdAt: formatTimestamp(row.createdAt),
     expiresAt: row.expiresAt ? formatTimestamp(row.expiresAt) : null,
     lastUsedAt: row.lastUsedAt ? formatTimestamp(row.lastUsedAt) : null,
+    kind: row.kind,
+    branch: row.branch,
+    publisherId: row.publisherId,
   };
 }
 
@@ -221,6 +224,12 @@ export async function actorFromProjectTokenHash(services: Services, hash: string
     role: found.role,
     projectName: found.projectName,
     mustChangePassword: found.mustChangePassword,
-    projectToken: { id: found.id, name: found.name, scope: found.scope },
+    projectToken: {
+      id: found.id,
+      name: found.name,
+      scope: found.scope,
+      ...(found.oidc ? { oidc: found.oidc } : {}),
+      ...(found.oidc?.publisherEnvironments?.length ? { promoteEnvironments: found.oidc.publisherEnvironments } : {}),
+    },
   };
 }

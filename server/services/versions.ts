@@ -6,6 +6,7 @@ import {
   DEFAULT_TYPE,
   type LatestQuery,
   type PageRequest,
+  type Provenance,
   type PublishResult,
   type SearchFilters,
   type SearchResult,
@@ -20,9 +21,9 @@ import {
   searchVersions,
   upsertVersion,
 } from '../db/versions.js';
-import { explainRefusal, publishPrecondition } from '../policy/publish.js';
+import { checkOidcPublish, explainRefusal, oidcPublishPrecondition, publishPrecondition } from '../policy/publish.js';
 import type { SignedCredential } from './context.js';
-import { explainImmutable, immutableRule } from './immutable.js';
+import { checkProvenance, explainImmutable, immutableRule } from './immutable.js';
 import type { Services } from './context.js';
 
 /** A stored record as the API answers with it (docs/api.md, "Version records"). */
@@ -41,6 +42,7 @@ export function toVersionInformation(stored: StoredVersion): VersionInformation 
     type: stored.type,
     latestVersion: stored.latestVersion,
     description: stored.description,
+    provenance: stored.provenance ? (JSON.parse(stored.provenance) as Provenance) : null,
   };
 }
 
@@ -53,17 +55,31 @@ export function toVersionInformation(stored: StoredVersion): VersionInformation 
  * immutable rule says which content differs (409).
  */
 export async function publish(services: Services, credential: SignedCredential, record: VersionRecord): Promise<PublishResult> {
-  const fields = storedFields(services, record);
+  let fields = storedFields(services, record);
   const dateGiven = record.creationDate !== undefined;
   const immutable = immutableRule(services, fields, dateGiven);
+  // Set once the token turns out to be one made by an ID token exchange.
+  let oidcTokenHash: string | undefined;
   // A second refusal that neither the credential nor the version's rule explains: the credential
-  // changed twice meanwhile.
-  for (let attempt = 0; attempt < 2; attempt++) {
-    const stored = await upsertVersion(services.db, fields, publishPrecondition(credential, record.projectName, services.now()), immutable);
+  // changed twice meanwhile. The refusal that tells a token made by an ID token exchange apart
+  // (server/policy/publish.ts) does not count.
+  for (let refusals = 0; refusals < 2; ) {
+    const now = services.now();
+    const precondition = oidcTokenHash ? oidcPublishPrecondition(oidcTokenHash, record.projectName, now) : publishPrecondition(credential, record.projectName, now);
+    const stored = await upsertVersion(services.db, fields, precondition, immutable);
     if (stored) return { _status: true, uid: stored.uid, created: stored.created };
     // The credential first (a refused one says why before the version's rule), then the rule.
-    await explainRefusal(services, credential, record.projectName);
+    const actor = await explainRefusal(services, credential, record.projectName);
+    const binding = actor.projectToken?.oidc;
+    if (binding && credential.kind === 'project' && !oidcTokenHash) {
+      const repositoryUrl = checkOidcPublish(binding, record);
+      fields = { ...fields, repositoryUrl: repositoryUrl && withoutUserInfo(repositoryUrl), provenance: binding.provenance };
+      await checkProvenance(services, fields);
+      oidcTokenHash = credential.tokenHash;
+      continue;
+    }
     if (immutable) await explainImmutable(services, fields, dateGiven);
+    refusals++;
   }
   throw new AppError('unavailable', 'the publishing user or token changed during the publish: try again');
 }

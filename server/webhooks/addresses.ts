@@ -23,9 +23,19 @@ const REFUSED: [string, number, 'ipv4' | 'ipv6', string][] = [
   ['ff00::', 8, 'ipv6', 'multicast'],
 ];
 
-/** The server setting that lifts a refusal, as a refusal names it. */
-const { arg, env } = SETTINGS.webhookAllowNetworks;
-const ALLOW_NETWORKS_SETTING = `the server setting --${arg} (${env.join(', ')})`;
+/** Who the rules are for, and the server setting that lifts a refusal, as a refusal names them. */
+export interface RulesFor {
+  /** `webhooks may not reach`. */
+  refused: string;
+  setting: string;
+}
+
+const settingName = ({ arg, env }: { arg: string; env: string[] }) => `the server setting --${arg} (${env.join(', ')})`;
+
+/** Webhooks' addresses. */
+export const WEBHOOK_ADDRESSES: RulesFor = { refused: 'webhooks may not reach', setting: settingName(SETTINGS.webhookAllowNetworks) };
+/** OpenID Connect issuers and their key sets (docs/api.md, "Trusted publishing"): the same rules. */
+export const ISSUER_ADDRESSES: RulesFor = { refused: 'an OpenID Connect issuer or its keys may not be at', setting: settingName(SETTINGS.oidcAllowNetworks) };
 
 /** How long making a webhook waits for its host name to resolve; past that, each delivery checks it. */
 const CREATION_LOOKUP_MS = 2_000;
@@ -72,7 +82,7 @@ export interface AddressRules {
   lookup: net.LookupFunction;
 }
 
-export function addressRules(allowNetworks: string[]): AddressRules {
+export function addressRules(allowNetworks: string[], rulesFor: RulesFor = WEBHOOK_ADDRESSES): AddressRules {
   const allowed = blockList(allowNetworks);
   const refused = REFUSED.map(([address, prefix, family, reason]) => {
     const list = new net.BlockList();
@@ -84,7 +94,7 @@ export function addressRules(allowNetworks: string[]): AddressRules {
     const family = net.isIPv6(ip) ? 'ipv6' : 'ipv4';
     if (allowed.check(ip, family)) return undefined;
     const hit = refused.find(({ list }) => list.check(ip, family));
-    return hit && `${ip} is a ${hit.reason} address, which webhooks may not reach unless ${ALLOW_NETWORKS_SETTING} names its network`;
+    return hit && `${ip} is a ${hit.reason} address, which ${rulesFor.refused} unless ${rulesFor.setting} names its network`;
   };
   const lookup: net.LookupFunction = (hostname, options, callback) => {
     dns.lookup(hostname, { ...options, all: true }, (error, addresses) => {
@@ -99,6 +109,12 @@ export function addressRules(allowNetworks: string[]): AddressRules {
     });
   };
   return { refusal, lookup };
+}
+
+/** Whether `address` is in one of the CIDR `networks` (an IPv4 address carried in IPv6 counts as itself). */
+export function inNetworks(networks: string[], address: string): boolean {
+  const ip = plain(address);
+  return blockList(networks).check(ip, net.isIPv6(ip) ? 'ipv6' : 'ipv4');
 }
 
 /**

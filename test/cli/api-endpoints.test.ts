@@ -41,6 +41,13 @@ const CALLS: Record<Exclude<keyof Api, 'serverUrl' | 'credentials' | 'projectNam
   changePolicy: (api) => api.changePolicy('r-1', { name: 'n' }),
   removePolicy: (api) => api.removePolicy('r-1'),
   runPolicy: (api) => api.runPolicy('r-1', true),
+  createTrustedPublisher: (api) => api.createTrustedPublisher({ projectName: 'p', provider: 'github', claims: { repository: 'acme/app' } }),
+  listTrustedPublishers: (api) => api.listTrustedPublishers({ projectName: 'p' }),
+  getTrustedPublisher: (api) => api.getTrustedPublisher('t-1'),
+  changeTrustedPublisher: (api) => api.changeTrustedPublisher('t-1', { branches: ['main'] }),
+  removeTrustedPublisher: (api) => api.removeTrustedPublisher('t-1'),
+  oidcAudience: (api) => api.oidcAudience(),
+  exchangeIdToken: (api) => api.exchangeIdToken({ token: 'header.payload.signature' }),
 };
 
 /** Each request the server got, by method and path, and how many times. */

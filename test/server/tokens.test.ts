@@ -77,6 +77,9 @@ describe.each(dbKinds())('project tokens on %s', (kind) => {
       createdAt: res.body.createdAt,
       expiresAt: null,
       lastUsedAt: null,
+      kind: 'ordinary',
+      branch: null,
+      publisherId: null,
     });
     // Two tokens never share a value.
     const second = await makeToken(admin, { name: 'ci-2', scope: 'read', userId: shop.id });

@@ -43,6 +43,21 @@ describe('runSearch', () => {
     expect(report.lines).toEqual(['1.2.3']);
   });
 
+  it('--verified asks for verified records only and shows the run that built each', async () => {
+    const provenance = {
+      issuer: 'https://token.actions.githubusercontent.com', subject: 'repo:acme/shop:ref:refs/heads/main', repository: 'acme/shop', repositoryId: '42',
+      ref: 'refs/heads/main', sha: 'a'.repeat(40), workflow: 'acme/shop/.github/workflows/ci.yml@refs/heads/main', runId: '7',
+      runUrl: 'https://github.com/acme/shop/actions/runs/7', environment: null, publisherId: '5d7c4a0e-8f3b-4b3e-9a61-0c2d1e4f5a6b', verifiedAt: '2026-11-21T10:00:00.000Z',
+    };
+    const api = fakeApi({ search: async () => page([record({ provenance })]) });
+    const report = await runSearch(parseSearchFlags({ group: 'g', verified: true }), fakeDeps({ api }));
+    expect(api.calls[0]?.args[0]).toMatchObject({ groupId: 'g', verified: true });
+    expect(report.table?.head.at(-1)).toBe('BUILT BY');
+    expect(report.table?.rows[0]?.at(-1)).toBe('https://github.com/acme/shop/actions/runs/7');
+    // Without the flag nothing is filtered, and the table is the one scripts know.
+    expect(parseSearchFlags({ group: 'g' }).filters.verified).toBeUndefined();
+  });
+
   it('--latest without a match is nothing_found (exit 3); without --latest it is a success', async () => {
     const api = fakeApi({ search: async () => page([]) });
     await expect(runSearch(parseSearchFlags({ group: 'g', latest: true }), fakeDeps({ api }))).rejects.toMatchObject({ code: 'nothing_found' });

@@ -46,6 +46,7 @@ interface SearchFlags {
   branch?: string;
   type?: string;
   latest?: boolean;
+  verified?: boolean;
   page?: string;
   size?: string;
   sort?: string;
@@ -80,6 +81,7 @@ export function parseSearchFlags(flags: SearchFlags): SearchOptions {
       branch: flags.branch,
       type: flags.type,
       latestVersion: flags.latest ? true : undefined,
+      verified: flags.verified ? true : undefined,
     },
     latest: Boolean(flags.latest),
     paging: { page: wholeNumber(flags.page, '--page'), size: wholeNumber(flags.size, '--size', 1, PAGE_SIZE_MAX), sortField, sortDirection },
@@ -105,6 +107,7 @@ export function searchCommand(deps: Deps, run = runSearch): Command {
     .option('--branch <branch>', 'branch')
     .option('--type <type>', 'kind of artifact')
     .option('--latest', 'only latest versions; no match is an error (exit 3)')
+    .option('--verified', 'only records published by a trusted publisher, with the run that built them')
     .option('--page <n>', 'page, from 1')
     .option('--size <n>', 'records per page (1 to 100, default 10)')
     .option('--sort <field[:dir]>', `sort by ${SORT_FIELDS.join(', ')}`)
@@ -121,7 +124,7 @@ export function searchCommand(deps: Deps, run = runSearch): Command {
 }
 
 function describe(filters: SearchRequest): string {
-  const parts = Object.entries(filters).filter(([key, value]) => value !== undefined && key !== 'latestVersion');
+  const parts = Object.entries(filters).filter(([key, value]) => value !== undefined && key !== 'latestVersion' && key !== 'verified');
   return parts.length ? parts.map(([key, value]) => `${key} ${String(value)}`).join(', ') : 'any record';
 }
 
@@ -176,12 +179,14 @@ export async function runSearch(opts: SearchOptions, deps: Pick<Deps, 'io' | 'ap
     // One line per match (docs/cli.md), also for a Markdown description: line breaks become spaces.
     return { json: answer, lines: records.map((r) => String(r[field] ?? '').trim().replace(/\s*[\r\n]+\s*/g, ' ')), notes };
   }
+  const head = ['PROJECT', 'BRANCH', 'GROUP', 'ARTIFACT', 'VERSION', 'TYPE', 'LATEST', 'CREATED', 'UID'];
+  const row = (r: VersionInformation) => [r.projectName, r.branch, r.groupId, r.artifactId, r.version, r.type, r.latestVersion ? 'latest' : '', r.creationDate, r.uid];
+  // --verified: the run that built each record, where its provenance names one.
   return {
     json: answer,
-    table: {
-      head: ['PROJECT', 'BRANCH', 'GROUP', 'ARTIFACT', 'VERSION', 'TYPE', 'LATEST', 'CREATED', 'UID'],
-      rows: records.map((r) => [r.projectName, r.branch, r.groupId, r.artifactId, r.version, r.type, r.latestVersion ? 'latest' : '', r.creationDate, r.uid]),
-    },
+    table: opts.filters.verified
+      ? { head: [...head, 'BUILT BY'], rows: records.map((r) => [...row(r), r.provenance?.runUrl ?? r.provenance?.subject ?? '']) }
+      : { head, rows: records.map(row) },
     notes,
   };
 }

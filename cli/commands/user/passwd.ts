@@ -69,7 +69,7 @@ export async function runUserPasswd(opts: UserPasswdOptions, deps: Pick<Deps, 'i
       });
       notes.push(`Logged in again as ${username}; the new token is stored and valid until ${fresh.expiresAt}.`);
     } else {
-      const where = { flag: '--token', env: 'REPOADMIN_TOKEN', login: 'REPOADMIN_PASSWORD' }[creds.source];
+      const where = { flag: '--token', env: 'REPOADMIN_TOKEN', login: 'REPOADMIN_PASSWORD', oidc: 'the ID token' }[creds.source];
       notes.push(`The old token no longer works: update ${where}.`);
     }
   }

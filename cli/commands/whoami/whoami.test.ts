@@ -20,6 +20,15 @@ describe('runWhoami and runToken', () => {
     expect(report.json).toMatchObject({ expiresAt: null });
   });
 
+  it('whoami with a token made from an ID token shows its project, branch and publisher, and never asks /v1/users/me', async () => {
+    const creds = credentials({ source: 'oidc', username: undefined, userId: undefined, projectName: 'shop', branch: 'main', publisherId: 'p-1', expiresAt: '2026-11-21T10:15:00.000Z' });
+    const api = fakeApi({ credentials: async () => creds, serverUrl: async () => SERVER });
+    const report = await runWhoami({}, fakeDeps({ api }));
+    expect(api.calls.map((c) => c.name)).not.toContain('me');
+    expect(report.json).toMatchObject({ username: null, projectName: 'shop', branch: 'main', publisherId: 'p-1', expiresAt: '2026-11-21T10:15:00.000Z' });
+    expect(report.table?.rows).toContainEqual(['trusted publisher', 'p-1']);
+  });
+
   it('token prints the token alone, and {token, expiresAt} as JSON', async () => {
     const api = fakeApi({ credentials: async () => credentials({ token: 'abc.def.ghi' }) });
     const report = await runToken({}, fakeDeps({ api }));

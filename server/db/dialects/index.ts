@@ -49,6 +49,12 @@ export interface ImmutableRule {
   content: string[];
 }
 
+/**
+ * Columns of versions that a republish never changes once they hold a value: the provenance
+ * (docs/api.md, "Trusted publishing"), which each kind's publish keeps.
+ */
+export const KEPT_COLUMNS = ['provenance'];
+
 /** The key whose publishes take turns (`lock` names it), and the version a latest publish keeps. */
 export interface PublishKey {
   lock: string;

@@ -10,7 +10,7 @@ import { boundStatement } from '../client-timeout.js';
 import { connectFailure, firstLine, networkReason } from '../connect-failure.js';
 import { QUIET, loadDriver } from '../driver.js';
 import { cachedRows } from '../statements.js';
-import { type Db, type Dialect, type ErrorClass, type ImmutableRule, useDialect } from './index.js';
+import { KEPT_COLUMNS, type Db, type Dialect, type ErrorClass, type ImmutableRule, useDialect } from './index.js';
 
 const require = createRequire(import.meta.url);
 
@@ -48,7 +48,11 @@ async function affectedRows(db: Db, query: Knex.QueryBuilder): Promise<number> {
 async function upsertVersionRow(db: Db, row: Record<string, unknown>, coordinates: string[]): Promise<{ uid: string; created: boolean }> {
   const uid = randomUUID();
   const stamped = { ...row, updated_at: db.fn.now(3) };
-  const inserted = (await affectedRows(db, db('versions').insert({ ...stamped, uid }).onConflict(coordinates).merge(Object.keys(stamped)))) === 1;
+  // A republish never changes a column of KEPT_COLUMNS once it holds a value (the provenance).
+  const merged = Object.fromEntries(
+    Object.keys(stamped).map((c) => [c, KEPT_COLUMNS.includes(c) ? db.raw('coalesce(??, values(??))', [c, c]) : db.raw('values(??)', [c])]),
+  );
+  const inserted = (await affectedRows(db, db('versions').insert({ ...stamped, uid }).onConflict(coordinates).merge(merged))) === 1;
   if (inserted) return { uid, created: true };
   const where = Object.fromEntries(coordinates.map((c) => [c, row[c]]));
   const stored = await db('versions').select('uid').where(where).first();

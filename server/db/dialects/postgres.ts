@@ -11,7 +11,7 @@ import { CLIENT_TIMEOUT, boundStatement } from '../client-timeout.js';
 import { connectFailure, firstLine, networkReason } from '../connect-failure.js';
 import { QUIET, loadDriver } from '../driver.js';
 import { cachedRows } from '../statements.js';
-import { type Db, type Dialect, type ErrorClass, type ImmutableRule, type Precondition, type PublishKey, type SqlForm, useDialect } from './index.js';
+import { KEPT_COLUMNS, type Db, type Dialect, type ErrorClass, type ImmutableRule, type Precondition, type PublishKey, type SqlForm, useDialect } from './index.js';
 
 const require = createRequire(import.meta.url);
 
@@ -133,8 +133,9 @@ function preconditionSteps(precondition: Precondition | undefined): { steps: str
 
 function upsertTail(columns: string[], coordinates: string[]): string {
   const replaced = columns.filter((c) => c !== 'uid' && !coordinates.includes(c));
+  const set = (c: string) => (KEPT_COLUMNS.includes(c) ? `${c} = coalesce(versions.${c}, excluded.${c})` : `${c} = excluded.${c}`);
   return `on conflict (${coordinates.join(', ')}) do update set
-         ${[...replaced, 'updated_at'].map((c) => `${c} = excluded.${c}`).join(', ')}
+         ${[...replaced, 'updated_at'].map(set).join(', ')}
        returning uid, (xmax = 0) as created`;
 }
 
