@@ -26,6 +26,10 @@ const GROUPS: Record<string, () => Promise<CommandGroup>> = {
   delete: () => import('./commands/delete/index.js'),
   trash: () => import('./commands/trash/index.js'),
   retention: () => import('./commands/retention/index.js'),
+  env: () => import('./commands/env/index.js'),
+  promote: () => import('./commands/promote/index.js'),
+  promotions: () => import('./commands/promotions/index.js'),
+  veto: () => import('./commands/veto/index.js'),
 };
 
 /** The exit code of a command stopped by Ctrl-C (128 + SIGINT), as a shell reports it. */

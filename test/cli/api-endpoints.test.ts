@@ -41,6 +41,12 @@ const CALLS: Record<Exclude<keyof Api, 'serverUrl' | 'credentials' | 'projectNam
   changePolicy: (api) => api.changePolicy('r-1', { name: 'n' }),
   removePolicy: (api) => api.removePolicy('r-1'),
   runPolicy: (api) => api.runPolicy('r-1', true),
+  setEnvironments: (api) => api.setEnvironments('p', [{ name: 'dev' }]),
+  environments: (api) => api.environments('p'),
+  promote: (api) => api.promote({ uid: 'v-1', environment: 'dev' }),
+  promotions: (api) => api.promotions({ projectName: 'p' }),
+  veto: (api) => api.veto('v-1', 'broken'),
+  liftVeto: (api) => api.liftVeto('v-1'),
 };
 
 /** Each request the server got, by method and path, and how many times. */

@@ -102,3 +102,22 @@ describe('runSearch', () => {
     expect(report.lines).toEqual(['# Title line', '']);
   });
 });
+
+describe('search --env', () => {
+  it('filters by the environment; with --latest it asks for the current record there, not the branch latest', () => {
+    expect(parseSearchFlags({ env: 'prod' }).filters).toMatchObject({ environment: 'prod', latestVersion: undefined });
+    const opts = parseSearchFlags({ env: 'prod', latest: true, group: 'g', artifact: 'a' });
+    expect(opts.filters).toMatchObject({ environment: 'prod', groupId: 'g', artifactId: 'a', latestVersion: undefined });
+    expect(opts.latest).toBe(true);
+    expect(() => parseSearchFlags({ env: 'Prod' })).toThrow(expect.objectContaining({ code: 'usage', message: expect.stringContaining('--env') }));
+  });
+
+  it('sends the environment and says nothing is current there when --latest finds nothing (exit 3)', async () => {
+    const api = fakeApi({ search: async () => page([]) });
+    await expect(runSearch(parseSearchFlags({ env: 'prod', latest: true, group: 'g' }), fakeDeps({ api }))).rejects.toMatchObject({
+      code: 'nothing_found',
+      message: 'nothing current in prod matches groupId g',
+    });
+    expect(api.calls[0]?.args[0]).toMatchObject({ environment: 'prod', groupId: 'g' });
+  });
+});

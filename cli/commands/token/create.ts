@@ -54,7 +54,7 @@ export function tokenCreateCommand(deps: Deps, run = runTokenCreate): Command {
         deps,
         (flags) => {
           if (!(TOKEN_SCOPES as readonly string[]).includes(flags.scope)) {
-            throw new AppError('usage', `--scope must be publish, read or delete, not "${flags.scope}"`);
+            throw new AppError('usage', `--scope must be one of ${TOKEN_SCOPES.join(', ')}, not "${flags.scope}"`);
           }
           if (flags.expires !== undefined && flags.expiresInDays !== undefined) {
             throw new AppError('usage', 'give --expires or --expires-in-days, not both');
