@@ -6,3 +6,4 @@ export * from './users.js';
 export * from './tokens.js';
 export * from './trash.js';
 export * from './retention.js';
+export * from './environments.js';
