@@ -6,6 +6,7 @@ export const AUDIT_ACTIONS = [
   'login', 'user.created', 'user.password_changed', 'user.deleted', 'token.created', 'token.revoked',
   'version.published', 'version.deleted', 'version.restored', 'webhook.created', 'webhook.changed',
   'webhook.deleted', 'webhook.disabled', 'retention.policy_changed', 'retention.policy_deleted', 'retention.run',
+  'version.promoted', 'version.vetoed', 'version.veto_lifted', 'environments.changed',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

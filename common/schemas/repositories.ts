@@ -1,7 +1,7 @@
 // Version records: what a pipeline publishes, how it is searched, what comes back.
 import * as z from 'zod';
 import { CREATION_YEAR_MAX, CREATION_YEAR_MIN } from '../dates.js';
-import { LooseBoolean, NO_NUL, NO_NUL_MESSAGE, Uuid, offsetDateTime, text } from './common.js';
+import { LooseBoolean, NO_NUL, NO_NUL_MESSAGE, Timestamp, Uuid, offsetDateTime, text } from './common.js';
 import { PROJECT_NAME_MAX } from './users.js';
 
 export const BRANCH_MAX = 255;
@@ -249,6 +249,11 @@ export const VersionInformation = z
     type: z.string(),
     latestVersion: z.boolean(),
     description: z.string().nullable(),
+    /** Set while the version is vetoed: it cannot be promoted anywhere. */
+    veto: z
+      .object({ reason: z.string(), by: z.string(), at: Timestamp })
+      .nullable()
+      .meta({ id: 'Veto' }),
   })
   .meta({ id: 'VersionInformation' });
 export type VersionInformation = z.infer<typeof VersionInformation>;

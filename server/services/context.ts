@@ -34,7 +34,17 @@ export interface Actor {
   /** When the request's session token was issued (its `iat`); absent for a project token. */
   sessionIssuedAt?: Date;
   /** Set when the request came with a project token (absent for a session token). */
-  projectToken?: { id: string; name: string; scope: TokenScope };
+  projectToken?: {
+    id: string;
+    name: string;
+    scope: TokenScope;
+    /**
+     * Set on a token exchanged through a trusted publisher that lists environments: it may promote
+     * into exactly these (protected ones included), whatever its scope. Undefined on every other
+     * token, which never promotes into a protected environment (services/access.ts, checkPromote).
+     */
+    promoteEnvironments?: string[];
+  };
 }
 
 /** What the audit log is told of a request to an endpoint declared with `audit`. */

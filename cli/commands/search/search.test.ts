@@ -6,7 +6,7 @@ import { parseSearchFlags, runSearch } from './search.js';
 function record(overrides: Partial<VersionInformation> = {}): VersionInformation {
   const r = {
     uid: '08880a31-5d7a-4abf-a89e-f2aa9e43da4f', projectName: 'shop', branch: 'main', groupId: 'g', artifactId: 'a', version: '1.0.0',
-    repositoryUrl: null, creationDate: '2026-11-21T10:00:00.000+0000', type: 'LIBRARY', latestVersion: true, description: null, ...overrides,
+    repositoryUrl: null, creationDate: '2026-11-21T10:00:00.000+0000', type: 'LIBRARY', latestVersion: true, description: null, veto: null, ...overrides,
   };
   return { ...r, artifact: { groupId: r.groupId, artifactId: r.artifactId, version: r.version } };
 }
