@@ -27,6 +27,10 @@ const GROUPS: Record<string, () => Promise<CommandGroup>> = {
   trash: () => import('./commands/trash/index.js'),
   retention: () => import('./commands/retention/index.js'),
   trust: () => import('./commands/trust/index.js'),
+  env: () => import('./commands/env/index.js'),
+  promote: () => import('./commands/promote/index.js'),
+  promotions: () => import('./commands/promotions/index.js'),
+  veto: () => import('./commands/veto/index.js'),
 };
 
 /** The exit code of a command stopped by Ctrl-C (128 + SIGINT), as a shell reports it. */

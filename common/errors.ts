@@ -34,11 +34,12 @@ export const TERMINAL_ERROR_CODES = [
  * Why a request was refused although its token was accepted, sent beside the code as `reason` so a
  * client can act on it (docs/api.md, "Errors"). `fresh_login_required`: making a project token
  * needs a session token issued in the last 15 minutes, or the caller's password (which was wrong,
- * if it was sent). `latest_record`, `immutable_version`: a delete that goes through only with
- * force (the record is its key's latest, or its version is immutable); each client names its own
- * way of forcing it (`?force=true`, `--force`).
+ * if it was sent). `latest_record`, `immutable_version`, `current_in_environment`: a delete that
+ * goes through only with force (the record is its key's latest, its version is immutable, or it is
+ * the current version of an environment); each client names its own way of forcing it
+ * (`?force=true`, `--force`).
  */
-export const ERROR_REASONS = ['fresh_login_required', 'latest_record', 'immutable_version'] as const;
+export const ERROR_REASONS = ['fresh_login_required', 'latest_record', 'immutable_version', 'current_in_environment'] as const;
 export type ErrorReason = (typeof ERROR_REASONS)[number];
 
 export type WireErrorCode = (typeof WIRE_ERROR_CODES)[number];

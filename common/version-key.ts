@@ -71,3 +71,15 @@ function unboundedKey(version: string): string {
   key += parts.map((p) => (/^\d/.test(p) ? numberKey(p) : p)).join('.');
   return key + END;
 }
+
+/** Negative, zero or positive as `a` is lower than, equal to or higher than `b` in version order. */
+export function compareVersions(a: string, b: string): number {
+  // Code point by code point: the byte order of UTF-8 (and of COLLATE "C"), which `<` on UTF-16 is not.
+  const x = [...versionKey(a)];
+  const y = [...versionKey(b)];
+  for (let i = 0; i < Math.min(x.length, y.length); i++) {
+    const d = x[i]!.codePointAt(0)! - y[i]!.codePointAt(0)!;
+    if (d !== 0) return d;
+  }
+  return x.length - y.length;
+}

@@ -18,6 +18,7 @@ import type {
 import type { Me, UserCreateRequest, UserList, UserResult } from '../../common/schemas/users.js';
 import type { AuditPage } from '../../common/schemas/audit.js';
 import type { EventPage } from '../../common/schemas/events.js';
+import type { EnvironmentList, EnvironmentSpec, Promotion, PromotionPage, PromotionRequest } from '../../common/schemas/environments.js';
 import type {
   DeliveryList,
   PingResult,
@@ -104,6 +105,21 @@ export interface Api {
   oidcAudience(): Promise<OidcAudience>;
   /** `POST /v1/authentication/oidc`: an ID token for a short-lived project token. No token sent. */
   exchangeIdToken(body: OidcExchangeRequest): Promise<OidcExchanged>;
+  /** `PUT /v1/projects/{projectName}/environments`: the project's environments, in order, with their gates. */
+  setEnvironments(projectName: string, environments: EnvironmentSpec[]): Promise<EnvironmentList>;
+  /** `GET /v1/projects/{projectName}/environments`, each with its current versions. */
+  environments(projectName: string): Promise<EnvironmentList>;
+  /**
+   * `POST /v1/promotions`. `promoted` is false when the version was current there already (the
+   * server answers 200 and records nothing, else 201).
+   */
+  promote(body: PromotionRequest): Promise<{ promotion: Promotion; promoted: boolean }>;
+  /** One page of `GET /v1/promotions`, newest first. */
+  promotions(query: { projectName?: string; groupId?: string; artifactId?: string; environment?: string; page?: number; size?: number }): Promise<PromotionPage>;
+  /** The record with its `veto`. */
+  veto(uid: string, reason: string): Promise<VersionInformation>;
+  /** The record without its veto (a server may answer 204, then undefined). */
+  liftVeto(uid: string): Promise<VersionInformation | undefined>;
 }
 
 export interface ApiContext extends SessionContext {
@@ -303,5 +319,17 @@ export function createApi(context: ApiContext): Api {
     removeTrustedPublisher: (id) => authenticated({ method: 'DELETE', path: `v1/trusted-publishers/${encodeURIComponent(id)}` }),
     oidcAudience,
     exchangeIdToken,
+    setEnvironments: (projectName, environments) =>
+      authenticated({ method: 'PUT', path: `v1/projects/${encodeURIComponent(projectName)}/environments`, json: { environments } }),
+    environments: (projectName) =>
+      authenticated({ method: 'GET', path: `v1/projects/${encodeURIComponent(projectName)}/environments`, idempotent: true }),
+    promote: async (body) => {
+      let status = 0;
+      const promotion = await authenticated<Promotion>({ method: 'POST', path: 'v1/promotions', json: body, onStatus: (s) => (status = s) });
+      return { promotion, promoted: status !== 200 };
+    },
+    promotions: (query) => authenticated({ method: 'GET', path: 'v1/promotions', searchParams: query, idempotent: true }),
+    veto: (uid, reason) => authenticated({ method: 'PUT', path: `v1/repositories/${encodeURIComponent(uid)}/veto`, json: { reason } }),
+    liftVeto: (uid) => authenticated({ method: 'DELETE', path: `v1/repositories/${encodeURIComponent(uid)}/veto` }),
   };
 }

@@ -38,6 +38,8 @@ export interface HttpRequest {
   headers?: Record<string, string>;
   /** Given the headers of a successful answer (a write's X-Repoadmin-Position). */
   onHeaders?: (headers: Headers) => void | Promise<void>;
+  /** Given the status of a successful answer (a promotion: 201 made, 200 already current). */
+  onStatus?: (status: number) => void;
 }
 
 /** A write's position in the server's database, sent back by the reads that follow (docs/api.md). */
@@ -67,6 +69,7 @@ export function createHttp(options: HttpOptions): Http {
       });
       log?.(`< ${response.status} ${request.method} ${request.path} in ${took()}${requestId(response)}`);
       await request.onHeaders?.(response.headers);
+      request.onStatus?.(response.status);
       if (response.status === 204) return undefined as T;
       return (await readJson(response, options.baseUrl)) as T;
     } catch (error) {

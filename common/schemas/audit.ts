@@ -7,6 +7,7 @@ export const AUDIT_ACTIONS = [
   'version.published', 'version.deleted', 'version.restored', 'webhook.created', 'webhook.changed',
   'webhook.deleted', 'webhook.disabled', 'retention.policy_changed', 'retention.policy_deleted', 'retention.run',
   'token.exchanged', 'trusted_publisher.created', 'trusted_publisher.changed', 'trusted_publisher.deleted',
+  'version.promoted', 'version.vetoed', 'version.veto_lifted', 'environments.changed',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

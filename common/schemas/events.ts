@@ -3,7 +3,7 @@ import * as z from 'zod';
 import { Timestamp } from './common.js';
 
 /** What a webhook may subscribe to and the feed may filter on; `ping` is sent only by a webhook's ping. */
-export const EVENT_TYPES = ['version.published', 'latest.moved', 'version.deleted', 'version.restored', 'retention.finished'] as const;
+export const EVENT_TYPES = ['version.published', 'latest.moved', 'version.deleted', 'version.restored', 'retention.finished', 'version.promoted', 'version.vetoed'] as const;
 export const EventType = z.enum(EVENT_TYPES);
 export type EventType = z.infer<typeof EventType>;
 

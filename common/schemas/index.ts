@@ -7,3 +7,4 @@ export * from './tokens.js';
 export * from './trash.js';
 export * from './retention.js';
 export * from './trust.js';
+export * from './environments.js';

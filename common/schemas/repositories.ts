@@ -14,6 +14,14 @@ export const PAGE_SIZE_DEFAULT = 10;
 export const PAGE_SIZE_MAX = 100;
 /** A search filter value longer than this cannot match anything we store. */
 export const FILTER_MAX = 512;
+/** An environment's name (docs/api.md, "Environments and promotion"): `prod`, `staging-eu`. */
+export const ENVIRONMENT_NAME = /^[a-z0-9][a-z0-9-]{0,31}$/;
+export const EnvironmentName = z
+  .string()
+  .regex(ENVIRONMENT_NAME, 'must be 1 to 32 lower-case letters, digits and hyphens, starting with a letter or digit')
+  .meta({ example: 'prod' });
+/** The longest reason a veto may give. */
+export const VETO_REASON_MAX = 500;
 
 /** An http(s), ssh or git address, or an scp-style one such as `git@host:org/repo.git`. */
 const REPOSITORY_URL = /^(?:(?:https?|ssh|git\+ssh|git):\/\/[^\s/?#]+[^\s]*|(?:[A-Za-z0-9._~-]+@)?[A-Za-z0-9.-]+:(?!\/\/)[^\s]+)$/;
@@ -136,6 +144,8 @@ export const SearchRequest = z
     latestVersion: z.preprocess(absentWhenEmpty, LooseBoolean.optional()),
     /** true keeps only records published through a trusted publisher (with provenance); false or absent filters nothing. */
     verified: z.preprocess(absentWhenEmpty, LooseBoolean.optional()),
+    /** Only records current in this environment (of their project). */
+    environment: z.preprocess(absentWhenEmpty, EnvironmentName.optional()),
     /** The nested form older clients send; the flat fields win. */
     artifact: z.preprocess(
       absentWhenEmpty,
@@ -266,6 +276,11 @@ export const VersionInformation = z
     description: z.string().nullable(),
     /** Set when the record was published through a trusted publisher; null: not verified (absent from servers before trusted publishing). */
     provenance: Provenance.nullable().optional(),
+    /** Set while the version is vetoed: it cannot be promoted anywhere. */
+    veto: z
+      .object({ reason: z.string(), by: z.string(), at: Timestamp })
+      .nullable()
+      .meta({ id: 'Veto' }),
   })
   .meta({ id: 'VersionInformation' });
 export type VersionInformation = z.infer<typeof VersionInformation>;
@@ -290,8 +305,19 @@ export const LatestQuery = z
     artifactId: text(COORDINATE_MAX),
     branch: z.preprocess(absentWhenEmpty, text(BRANCH_MAX).optional()),
     projectName: z.preprocess(absentWhenEmpty, text(PROJECT_NAME_MAX).optional()),
+    /** The version current in this environment instead of the latest record (404 when none). */
+    environment: z.preprocess(absentWhenEmpty, EnvironmentName.optional()),
   })
   .meta({ id: 'LatestQuery' });
 export type LatestQuery = z.infer<typeof LatestQuery>;
 
 export const UidParams = z.object({ uid: Uuid });
+
+/** `PUT /v1/repositories/{uid}/veto`. */
+export const VetoRequest = z
+  .object({
+    /** Why the version must not go anywhere; shown on the record and in every refused promotion. */
+    reason: text(VETO_REASON_MAX),
+  })
+  .meta({ id: 'VetoRequest' });
+export type VetoRequest = z.infer<typeof VetoRequest>;

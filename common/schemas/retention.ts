@@ -100,6 +100,8 @@ export const RetentionRunResult = z
     kept: z.number().int(),
     /** Of those kept, the records the rules would remove but whose version is immutable: no policy removes them. */
     keptImmutable: z.number().int(),
+    /** Of those kept, the records the rules would remove but that are the current version of an environment: no policy removes them. */
+    keptInEnvironments: z.number().int(),
     /** The first 20 records deleted, or that would be. */
     sample: z.array(VersionInformation),
   })

@@ -26,9 +26,10 @@ export const TOKEN_PAGE_SIZE_DEFAULT = PAGE_SIZE_MAX;
 
 /**
  * `read`: search, get one, latest, who am I. `publish`: read, plus publishing. `delete`: publish,
- * plus deleting and restoring records.
+ * plus deleting and restoring records. `promote`: read, plus promoting versions into environments
+ * and vetoing them; no other scope includes it (a publishing pipeline cannot deploy).
  */
-export const TOKEN_SCOPES = ['publish', 'read', 'delete'] as const;
+export const TOKEN_SCOPES = ['publish', 'read', 'delete', 'promote'] as const;
 export const TokenScope = z.enum(TOKEN_SCOPES);
 export type TokenScope = z.infer<typeof TokenScope>;
 
@@ -37,6 +38,7 @@ const SCOPE_INCLUDES: Record<TokenScope, readonly TokenScope[]> = {
   read: ['read'],
   publish: ['publish', 'read'],
   delete: ['delete', 'publish', 'read'],
+  promote: ['promote', 'read'],
 };
 
 /** Whether a token of scope `have` may do what needs scope `needed`. */

@@ -2,7 +2,8 @@
 // exchange of a pipeline's OpenID Connect ID token for a short-lived project token.
 import * as z from 'zod';
 import { NO_NUL, NO_NUL_MESSAGE, Timestamp, Uuid, text } from './common.js';
-import { BRANCH_MAX } from './repositories.js';
+import { ENVIRONMENTS_MAX } from './environments.js';
+import { BRANCH_MAX, EnvironmentName } from './repositories.js';
 import { PROJECT_NAME_MAX } from './users.js';
 
 export const PROVIDERS = ['github', 'gitlab', 'jenkins', 'generic'] as const;
@@ -31,7 +32,6 @@ export const CLAIM_NAME_MAX = 100;
 export const CLAIM_PATTERN_MAX = 512;
 export const CLAIMS_MAX = 20;
 export const BRANCH_PATTERNS_MAX = 50;
-export const ENVIRONMENTS_MAX = 20;
 export const AUDIENCE_MAX = 255;
 export const ISSUER_MAX = 512;
 export const PUBLISHER_DESCRIPTION_MAX = 1000;
@@ -43,7 +43,6 @@ export const JWKS_KEYS_MAX = 20;
 export const EXCHANGED_SCOPES = ['publish', 'promote'] as const;
 
 /** An environment's name, as promotion names it. */
-const EnvironmentName = z.string().regex(/^[a-z0-9][a-z0-9-]{0,31}$/, 'a name of lowercase letters, digits and -, at most 32 characters, e.g. prod');
 
 /** An issuer: an https URL (http only on the networks --repoadmin_oidc_allow_networks names, checked by the server), without a trailing slash. */
 const IssuerUrl = z

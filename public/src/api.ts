@@ -1,6 +1,7 @@
 // The calls the page makes, relative to the page so the server may sit under a base path.
 import { codeForStatus, isWireErrorCode, type WireErrorCode } from '../../common/errors.js';
 import type { TokenResponse } from '../../common/schemas/auth.js';
+import type { EnvironmentList, PromotionPage } from '../../common/schemas/environments.js';
 import type { SearchFilters, SearchResult } from '../../common/schemas/repositories.js';
 import type { Me } from '../../common/schemas/users.js';
 
@@ -69,6 +70,26 @@ export function search(
   const headers: Record<string, string> = { 'Content-Type': 'application/json' };
   if (token) headers.Authorization = `Bearer ${token}`;
   return call<SearchResult>(apiUrl('repositories/search', query), { method: 'POST', headers, body: JSON.stringify(body) }, signal);
+}
+
+function bearer(token: string | undefined): Record<string, string> {
+  return token ? { Authorization: `Bearer ${token}` } : {};
+}
+
+/** A project's environments, each with its current version of each artifact. */
+export function environments(projectName: string, token: string | undefined, signal: AbortSignal): Promise<EnvironmentList> {
+  return call<EnvironmentList>(apiUrl(`projects/${encodeURIComponent(projectName)}/environments`), { method: 'GET', headers: bearer(token) }, signal);
+}
+
+/** The newest promotions of one artifact of a project, in every environment. */
+export function promotions(
+  key: { projectName: string; groupId: string; artifactId: string },
+  size: number,
+  token: string | undefined,
+  signal: AbortSignal,
+): Promise<PromotionPage> {
+  const query = new URLSearchParams({ ...key, size: String(size) });
+  return call<PromotionPage>(apiUrl('promotions', query), { method: 'GET', headers: bearer(token) }, signal);
 }
 
 export function generateToken(username: string, password: string): Promise<TokenResponse> {

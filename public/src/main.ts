@@ -1,8 +1,8 @@
 // The package page: reads the view from the URL, asks the server for one page of version records
 // and keeps the table, the pager, the sort headers and the URL in step.
 import type { SearchResult, SortField, VersionInformation } from '../../common/schemas/repositories.js';
-import { ApiError, generateToken, search, whoAmI } from './api.js';
-import { detailRow, h, messageRow, recordRow } from './render.js';
+import { ApiError, environments, generateToken, promotions, search, whoAmI } from './api.js';
+import { detailRow, environmentsTable, h, messageRow, promotionList, recordRow } from './render.js';
 import { clearSession, loadSession, saveSession, type Session } from './session.js';
 import {
   FILTER_FIELDS,
@@ -45,6 +45,8 @@ const tokenError = byId<HTMLElement>('token-error');
 const sessionBox = byId<HTMLElement>('session');
 const sessionUser = byId<HTMLElement>('session-user');
 const signOutButton = byId<HTMLButtonElement>('sign-out');
+const environmentsSection = byId<HTMLElement>('environments');
+const environmentsBody = byId<HTMLElement>('environments-body');
 const topPager = results.querySelector<HTMLElement>('.pager')!;
 /** The same pager again under the table, for long pages; shown once there is more than one page. */
 const bottomPager = topPager.cloneNode(true) as HTMLElement;
@@ -60,6 +62,10 @@ let session: Session | undefined = loadSession();
 let result: SearchResult | undefined;
 let inFlight: AbortController | undefined;
 let loadedAt = 0;
+/** The projects of a page whose environments are shown at most (one request each). */
+const ENVIRONMENT_PROJECTS_MAX = 5;
+/** Promotions shown in a record's detail. */
+const PROMOTIONS_SHOWN = 10;
 /** Records whose detail is open; they stay open when the same page is loaded again. */
 const open = new Set<string>();
 const records = new Map<string, VersionInformation>();
@@ -268,6 +274,7 @@ async function load(quiet = false): Promise<void> {
     renderRows(answer);
     status.textContent = statusText(answer);
     updatePagers(answer);
+    void loadEnvironments(answer, controller.signal);
   } catch (error) {
     if (controller.signal.aborted) return;
     if (!(error instanceof ApiError)) throw error;
@@ -285,6 +292,33 @@ async function load(quiet = false): Promise<void> {
       inFlight = undefined;
       setBusy(false);
     }
+  }
+}
+
+/**
+ * The environments of the projects on the page, below the list: filled in once the rows are shown,
+ * so that nothing above it moves. A project without environments, or one the server will not show,
+ * is left out; the section stays hidden when none is left.
+ */
+async function loadEnvironments(current: SearchResult, signal: AbortSignal): Promise<void> {
+  const projects = [...new Set(current.versionInformation.map((r) => r.projectName))].slice(0, ENVIRONMENT_PROJECTS_MAX);
+  const lists = await Promise.all(projects.map((project) => environments(project, session?.token, signal).catch(() => undefined)));
+  if (signal.aborted) return;
+  const shown = lists.filter((list) => list !== undefined && list.environments.length > 0);
+  environmentsBody.replaceChildren(...shown.map((list) => environmentsTable(list!)));
+  environmentsSection.hidden = shown.length === 0;
+}
+
+/** The promotion history of the record's artifact in its detail. */
+async function loadPromotions(record: VersionInformation, into: HTMLElement): Promise<void> {
+  const heading = into.firstElementChild!;
+  try {
+    const key = { projectName: record.projectName, groupId: record.groupId, artifactId: record.artifactId };
+    const answer = await promotions(key, PROMOTIONS_SHOWN, session?.token, AbortSignal.timeout(20_000));
+    into.replaceChildren(heading, ...promotionList(answer.promotions, answer.page.totalElements).filter((c): c is Node => c instanceof Node));
+  } catch (error) {
+    const message = error instanceof ApiError ? error.message : 'no answer';
+    into.replaceChildren(heading, h('p', { class: 'muted' }, `The promotions could not be loaded (${message}).`));
   }
 }
 
@@ -308,6 +342,7 @@ async function openDetail(uid: string, focus: boolean): Promise<void> {
   );
   row.after(detail.row);
   if (focus) row.querySelector<HTMLElement>('.toggle')?.focus();
+  void loadPromotions(record, detail.promotions);
   if (record.description) {
     try {
       const { renderMarkdown } = await import('./markdown.js');

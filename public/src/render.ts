@@ -1,7 +1,30 @@
 // DOM for the table rows and their detail. Record values only ever reach the page as text nodes
 // or checked attributes; the description goes through markdown.ts.
 import { parseCreationDate } from '../../common/dates.js';
+import type { EnvironmentList, Promotion } from '../../common/schemas/environments.js';
 import type { Provenance, VersionInformation } from '../../common/schemas/repositories.js';
+
+/** Why a version may not be promoted, by whom and when; null when it may. */
+export interface Veto {
+  reason: string;
+  by: string;
+  at: string;
+}
+
+/** A record's veto (servers before environments send none). */
+export function vetoOf(record: VersionInformation): Veto | null {
+  return (record as { veto?: Veto | null }).veto ?? null;
+}
+
+/** A version as text, struck through with the veto's reason beside it when vetoed. */
+function versionText(version: string, veto: Veto | null): Child[] {
+  if (!veto) return [h('span', { class: 'version' }, breakable(version))];
+  return [
+    h('del', { class: 'version vetoed', title: `Vetoed: ${veto.reason}` }, breakable(version)),
+    ' ',
+    h('span', { class: 'veto-reason' }, `vetoed: ${veto.reason}`),
+  ];
+}
 
 type Child = Node | string | null | undefined | false;
 
@@ -65,7 +88,13 @@ export function recordRow(record: VersionInformation, expanded: boolean): HTMLEl
     },
     h('span', { class: 'chevron', 'aria-hidden': 'true' }),
   );
-  const version = h('td', { class: 'c-version', 'data-label': 'Version' }, h('span', { class: 'version' }, breakable(record.version)));
+  const veto = vetoOf(record);
+  const version = h(
+    'td',
+    { class: 'c-version', 'data-label': 'Version' },
+    veto ? h('del', { class: 'version vetoed', title: `Vetoed: ${veto.reason}` }, breakable(record.version)) : h('span', { class: 'version' }, breakable(record.version)),
+  );
+  if (veto) version.append(' ', h('span', { class: 'badge veto', title: `Vetoed by ${veto.by}: ${veto.reason}` }, 'vetoed'));
   if (record.latestVersion) version.append(' ', h('span', { class: 'badge', title: 'The latest version of this project, artifact and branch' }, 'latest'));
   if (record.provenance) version.append(' ', verifiedMark(record.provenance));
   return h(
@@ -143,13 +172,27 @@ function repositoryLink(address: string | null): Child {
  * The detail row of a record. `description` is filled in by the caller once the Markdown module
  * has loaded; `showAll` is the action of the "all versions" button.
  */
-export function detailRow(record: VersionInformation): { row: HTMLElement; description: HTMLElement; copy: HTMLButtonElement; showAll: HTMLButtonElement } {
+export function detailRow(record: VersionInformation): {
+  row: HTMLElement;
+  description: HTMLElement;
+  copy: HTMLButtonElement;
+  showAll: HTMLButtonElement;
+  promotions: HTMLElement;
+} {
   const description = h('div', { class: 'description markdown' });
   if (record.description) description.append(h('p', { class: 'muted' }, 'Loading the description…'));
   else description.append(h('p', { class: 'muted' }, 'No description.'));
   const copy = h('button', { type: 'button', class: 'ghost small copy', 'data-copy': coordinates(record) }, 'Copy') as HTMLButtonElement;
   const showAll = h('button', { type: 'button', class: 'link' }, `All versions of ${record.artifactId} on ${record.branch}`) as HTMLButtonElement;
   const date = parseCreationDate(record.creationDate);
+  const veto = vetoOf(record);
+  const vetoAt = veto ? parseCreationDate(veto.at) : undefined;
+  const promotions = h(
+    'section',
+    { class: 'promotions', 'aria-label': `Promotions of ${record.artifactId}` },
+    h('h3', {}, `Promotions of ${record.artifactId}`),
+    h('p', { class: 'muted' }, 'Loading the promotions…'),
+  );
   const facts = h(
     'dl',
     { class: 'facts' },
@@ -164,14 +207,16 @@ export function detailRow(record: VersionInformation): { row: HTMLElement; descr
     h('dd', {}, breakable(`${record.projectName} · ${record.branch}`)),
     h('dt', {}, 'UID'),
     h('dd', {}, h('code', { class: 'uid' }, breakable(record.uid))),
+    veto && h('dt', {}, 'Vetoed'),
+    veto && h('dd', { class: 'veto' }, `${veto.reason} (${veto.by}, ${vetoAt ? fullDate.format(vetoAt) : veto.at})`),
     h('dd', { class: 'more' }, showAll),
   );
   const row = h(
     'tr',
     { class: 'detail', id: detailId(record), 'data-uid': record.uid },
-    h('td', { colspan: String(COLUMN_COUNT) }, h('div', { class: 'detail-body' }, description, facts)),
+    h('td', { colspan: String(COLUMN_COUNT) }, h('div', { class: 'detail-body' }, description, facts, promotions)),
   );
-  return { row, description, copy, showAll };
+  return { row, description, copy, showAll, promotions };
 }
 
 /** A full-width row with a message and optional buttons: empty, error and loading states. */
@@ -186,5 +231,68 @@ export function messageRow(kind: 'empty' | 'error' | 'loading', title: string, t
       text ? h('p', {}, text) : null,
       actions.length ? h('p', { class: 'message-actions' }, ...actions) : null,
     ),
+  );
+}
+
+/** The promotion history of an artifact, newest first: when, where, which version replaced which, who, why. */
+export function promotionList(promotions: Promotion[], total: number): Child[] {
+  if (promotions.length === 0) return [h('p', { class: 'muted' }, 'Never promoted.')];
+  const items = promotions.map((p) => {
+    const at = parseCreationDate(p.promotedAt);
+    return h(
+      'li',
+      { 'data-promotion': p.id },
+      h('time', { datetime: p.promotedAt, title: at ? `${fullDate.format(at)}\n${p.promotedAt}` : p.promotedAt }, at ? shortDate.format(at) : p.promotedAt),
+      ' ',
+      h('span', { class: 'env' }, p.environment),
+      ' ',
+      h('span', { class: 'version' }, breakable(p.version)),
+      p.rollback && ' ',
+      p.rollback && h('span', { class: 'badge rollback' }, 'rollback'),
+      p.previousVersion ? h('span', { class: 'muted' }, ` replacing ${p.previousVersion}`) : null,
+      h('span', { class: 'muted' }, ` · ${p.promotedBy.username ?? 'unknown'}`),
+      p.comment ? h('span', { class: 'comment' }, ` · ${p.comment}`) : null,
+    );
+  });
+  const more = total > promotions.length ? h('p', { class: 'muted' }, `The newest ${promotions.length} of ${total}.`) : null;
+  return [h('ol', { class: 'history' }, ...items), more];
+}
+
+/**
+ * What runs where in one project: a row per artifact, a column per environment (in the project's
+ * order) with its current version there, struck through with the reason when vetoed.
+ */
+export function environmentsTable(list: EnvironmentList): HTMLElement {
+  const keys = new Map<string, { groupId: string; artifactId: string }>();
+  for (const env of list.environments) for (const c of env.current) keys.set(`${c.groupId}:${c.artifactId}`, c);
+  const gates = (env: EnvironmentList['environments'][number]) =>
+    [env.requires && `after ${env.requires}`, env.soakMinutes && `${env.soakMinutes} min soak`, env.protected && 'protected'].filter(Boolean).join(', ');
+  const head = h(
+    'tr',
+    {},
+    h('th', { scope: 'col' }, 'Artifact'),
+    ...list.environments.map((env) => h('th', { scope: 'col', 'data-env': env.name, title: gates(env) || undefined }, env.name)),
+  );
+  const body = [...keys.entries()]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([name, key]) =>
+      h(
+        'tr',
+        { 'data-artifact': name },
+        h('th', { scope: 'row' }, breakable(name)),
+        ...list.environments.map((env) => {
+          const current = env.current.find((c) => c.groupId === key.groupId && c.artifactId === key.artifactId);
+          if (!current) return h('td', { 'data-env': env.name, class: 'none' }, h('span', { class: 'muted', 'aria-label': 'none' }, '–'));
+          const by = current.promotedBy.username ?? 'unknown';
+          return h('td', { 'data-env': env.name, title: `Promoted by ${by}, ${current.promotedAt}` }, ...versionText(current.record.version, vetoOf(current.record)));
+        }),
+      ),
+    );
+  return h(
+    'div',
+    { class: 'card environments-card', 'data-project': list.projectName },
+    h('h3', {}, breakable(list.projectName)),
+    h('div', { class: 'table-scroll' }, h('table', { class: 'environments-table' }, h('thead', {}, head), h('tbody', {}, ...body))),
+    keys.size === 0 ? h('p', { class: 'muted' }, 'Nothing promoted yet.') : null,
   );
 }

@@ -4,6 +4,7 @@ import type { Knex } from 'knex';
 import { AppError } from '../../common/errors.js';
 import type { RetentionRules } from '../../common/schemas/retention.js';
 import { type Db, dialectOf } from './dialects/index.js';
+import { environmentsOfRecords } from './environment-current.js';
 import { retryConflicts } from './faults.js';
 import { isUniqueViolation, toDate, toNumber } from './rows.js';
 import { type StoredVersion, filterPattern, fromRow, publishKey } from './versions.js';
@@ -150,6 +151,14 @@ function lookedAt(db: Db, rules: RetentionRules): Knex.QueryBuilder {
  * with no publish for `inactiveBranchDays`.
  */
 function removable(db: Db, rules: RetentionRules, now: Date): Knex.QueryBuilder {
+  return byRules(db, rules, now).whereNotExists(currentSomewhere(db));
+}
+
+/** The records current in an environment (docs/api.md, "Environments and promotion"), which no policy removes. */
+const currentSomewhere = (db: Db) => db('environment_current as e').select(db.raw('1')).whereRaw('e.uid = c.uid');
+
+/** What the rules remove at `now`, current versions of an environment included. */
+function byRules(db: Db, rules: RetentionRules, now: Date): Knex.QueryBuilder {
   const query = db.from(lookedAt(db, rules).as('c')).where('latest_version', false);
   query.where((goes) => {
     goes.where((beyondKept) => {
@@ -209,7 +218,8 @@ async function sparing(db: Db, rules: RetentionRules, now: Date, spare: (version
 
 /**
  * How many records the policy looks at, how many of them it removes now, how many it would but
- * spares (their version is one `spare` names), and the first `sampleSize` of those it removes.
+ * spares (their version is one `spare` names; `sparedCurrent`: they are current in an environment),
+ * and the first `sampleSize` of those it removes.
  */
 export async function removableSummary(
   db: Db,
@@ -217,10 +227,14 @@ export async function removableSummary(
   now: Date,
   sampleSize: number,
   spare: (version: string) => boolean,
-): Promise<{ lookedAt: number; removable: number; spared: number; sample: StoredVersion[] }> {
-  const [all, gone] = await Promise.all([db.from(lookedAt(db, rules).as('c')).count({ n: '*' }).first(), sparing(db, rules, now, spare)]);
+): Promise<{ lookedAt: number; removable: number; spared: number; sparedCurrent: number; sample: StoredVersion[] }> {
+  const [all, gone, current] = await Promise.all([
+    db.from(lookedAt(db, rules).as('c')).count({ n: '*' }).first(),
+    sparing(db, rules, now, spare),
+    byRules(db, rules, now).whereExists(currentSomewhere(db)).count({ n: '*' }).first(),
+  ]);
   const sample = sampleSize > 0 && gone.removable > 0 ? await recordsOf(db, rules, now, sampleSize, gone.versions) : [];
-  return { lookedAt: toNumber(all?.n), removable: gone.removable, spared: gone.spared, sample };
+  return { lookedAt: toNumber(all?.n), removable: gone.removable, spared: gone.spared, sparedCurrent: toNumber(current?.n), sample };
 }
 
 /** The first `limit` records the policy removes now, in a stable order, but none of a version `spare` names. */
@@ -237,7 +251,8 @@ const TRASH_CHUNK = 1_000;
 
 /**
  * Moves these records of one key to the trash, in one transaction under the key's publish lock.
- * A record that became the key's latest meanwhile, or is gone, is left alone: how many moved.
+ * A record that became the key's latest meanwhile, was promoted into an environment, or is gone,
+ * is left alone: how many moved.
  */
 export async function trashRecordsOfKey(db: Knex, records: StoredVersion[], deletedBy: string, now: Date): Promise<number> {
   if (records.length === 0) return 0;
@@ -246,11 +261,14 @@ export async function trashRecordsOfKey(db: Knex, records: StoredVersion[], dele
     dialectOf(db).transactionWithKeyLock(db, lock, async (trx) => {
       let moved = 0;
       for (let from = 0; from < records.length; from += TRASH_CHUNK) {
-        const rows = await trx('versions')
+        let rows = await trx('versions')
           .select('*')
           .whereIn('uid', records.slice(from, from + TRASH_CHUNK).map((r) => r.uid))
           .where('latest_version', false)
           .forUpdate();
+        // Promoted meanwhile: a promotion holds its record's lock, so what it wrote is seen now.
+        const current = await environmentsOfRecords(trx, rows.map((row: Record<string, unknown>) => String(row.uid)));
+        if (current.size > 0) rows = rows.filter((row: Record<string, unknown>) => !current.has(String(row.uid)));
         if (rows.length === 0) continue;
         await trx('versions_trash').insert(
           rows.map((row: Record<string, unknown>) => {

@@ -8,6 +8,7 @@
 import type { Knex } from 'knex';
 import { AppError } from '../../common/errors.js';
 import { type Db, dialectOf } from './dialects/index.js';
+import { clearRecord, environmentsOfRecords } from './environment-current.js';
 import { markVersionChange } from './events.js';
 import { type KeptContent, findKept, keepContent } from './immutable-versions.js';
 import { retryConflicts } from './faults.js';
@@ -36,6 +37,9 @@ const RECORD_COLUMNS = [
   'description',
   'created_at',
   'updated_at',
+  'veto_reason',
+  'veto_by',
+  'veto_at',
 ];
 
 const KEY_COLUMNS = ['project_name', 'branch', 'group_id', 'artifact_id'] as const;
@@ -82,6 +86,18 @@ export async function deleteVersion(db: Knex, uid: string, check: DeleteCheck): 
       if (!row) throw new AppError('not_found', `no version record with uid ${uid}`);
       const record = fromRow(row);
       check.allow(record);
+      // A promotion of this record holds its row's lock: the environments read now are the latest.
+      const environments = (await environmentsOfRecords(trx, [uid])).get(uid);
+      if (environments) {
+        if (!check.force) {
+          throw new AppError(
+            'conflict',
+            `${describe(record)} is the current version in ${environments.join(', ')}: delete it with force=true, and it is current there no more`,
+            { reason: 'current_in_environment' },
+          );
+        }
+        await clearRecord(trx, uid);
+      }
       if (record.latestVersion && !check.force) {
         throw new AppError(
           'conflict',

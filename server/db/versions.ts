@@ -5,6 +5,7 @@ import type { PageRequest, SearchFilters, SortField } from '../../common/schemas
 import { versionKey } from '../../common/version-key.js';
 import { type Db, type ImmutableRule, type Precondition, type PublishKey, type SqlForm, dialectOf } from './dialects/index.js';
 import { retryConflicts } from './faults.js';
+import { markVersionChange } from './events.js';
 import { toDate, toNumber } from './rows.js';
 import { cachedRows } from './statements.js';
 
@@ -28,12 +29,22 @@ export interface VersionFields {
   provenance?: string | null;
 }
 
+/** A version's veto: while set, it cannot be promoted anywhere. */
+export interface StoredVeto {
+  reason: string;
+  by: string;
+  at: Date;
+}
+
 /** A stored record: its fields and its uid. The service shapes it for an answer. */
 export interface StoredVersion extends VersionFields {
   uid: string;
+  /** null when not vetoed (and for rows read without the veto columns, as events carry them). */
+  veto?: StoredVeto | null;
 }
 
-const COLUMNS = [
+/** The columns of a record as it is read (also by the tables that join it: ./environment-current.ts). */
+export const COLUMNS = [
   'uid',
   'project_name',
   'branch',
@@ -46,6 +57,9 @@ const COLUMNS = [
   'latest_version',
   'description',
   'provenance',
+  'veto_reason',
+  'veto_by',
+  'veto_at',
 ];
 
 const SORT_COLUMNS: Record<SortField, string> = {
@@ -74,6 +88,10 @@ export function fromRow(row: Record<string, unknown>): StoredVersion {
     latestVersion: Boolean(row.latest_version),
     description: (row.description as string | null) ?? null,
     provenance: (row.provenance as string | null) ?? null,
+    veto:
+      row.veto_reason === null || row.veto_reason === undefined
+        ? null
+        : { reason: String(row.veto_reason), by: String(row.veto_by), at: toDate(row.veto_at) },
   };
 }
 
@@ -212,6 +230,12 @@ function whereOf(form: SqlForm, filters: SearchFilters, table: 'versions' | 'ver
     where.conditions.push('uid = ?');
     where.values.push(filters.uid);
   }
+  if (table === 'versions' && filters.environment !== undefined) {
+    // The records current in the environment of their own project (environment_current_uid, pkey).
+    where.shape += ',environment';
+    where.conditions.push('uid in (select c.uid from environment_current c where c.environment = ? and c.project_name = versions.project_name)');
+    where.values.push(filters.environment);
+  }
   return where;
 }
 
@@ -243,10 +267,10 @@ export function pageQuery(form: SqlForm, filters: SearchFilters, paging: PageReq
 
 /**
  * The total of a search. Filters on the columns that version_counts keeps are answered from its
- * summary rows (a few, however many records match); only `version`, `uid` and `verified` need the records.
+ * summary rows (a few, however many records match); only `version`, `uid`, `verified` and `environment` need the records.
  */
 export function countQuery(form: SqlForm, filters: SearchFilters): ShapedQuery {
-  if (filters.version === undefined && filters.uid === undefined && filters.verified !== true) {
+  if (filters.version === undefined && filters.uid === undefined && filters.verified !== true && filters.environment === undefined) {
     const where = whereOf(form, filters, 'version_counts');
     return { shape: `count:summary:${where.shape}`, values: where.values, build: () => `select coalesce(sum(records), 0) as n from version_counts${whereSql(where)}` };
   }
@@ -322,4 +346,33 @@ export async function findByCoordinates(
     })
     .first();
   return row ? fromRow(row) : undefined;
+}
+
+/**
+ * Sets (or, with null, lifts) the veto of the record of this uid, with `event` written in the same
+ * transaction when given: the record as it is now. The change writes no version event of its own
+ * (it is no publish: migration 20261125100000_events). Not found when there is no such record.
+ */
+export async function setVeto(
+  db: Knex,
+  uid: string,
+  veto: StoredVeto | null,
+  event?: (trx: Knex.Transaction, row: Record<string, unknown>) => Promise<void>,
+): Promise<StoredVersion> {
+  return retryConflicts(() =>
+    db.transaction(async (trx) => {
+      await markVersionChange(trx, 'quiet');
+      try {
+        await trx('versions')
+          .where({ uid })
+          .update({ veto_reason: veto?.reason ?? null, veto_by: veto?.by ?? null, veto_at: veto?.at ?? null });
+      } finally {
+        await markVersionChange(trx, null);
+      }
+      const row = (await trx('versions').select(COLUMNS).where({ uid }).first()) as Record<string, unknown> | undefined;
+      if (!row) throw new AppError('not_found', `no version record with uid ${uid}`);
+      await event?.(trx, row);
+      return fromRow(row);
+    }),
+  );
 }

@@ -5,6 +5,7 @@ import { openApiDocument, openApiYaml } from '../openapi.js';
 import { operationEndpoints } from './health.js';
 import { auditEndpoints } from './v1/audit.js';
 import { authenticationEndpoints } from './v1/authentication.js';
+import { environmentEndpoints } from './v1/environments.js';
 import { eventEndpoints } from './v1/events.js';
 import { repositoryEndpoints } from './v1/repositories.js';
 import { retentionEndpoints } from './v1/retention.js';
@@ -20,6 +21,7 @@ export const API_ENDPOINTS = [
   ...userEndpoints,
   ...repositoryEndpoints,
   ...trashEndpoints,
+  ...environmentEndpoints,
   ...retentionEndpoints,
   ...tokenEndpoints,
   ...trustEndpoints,

@@ -42,7 +42,7 @@ function checkScope(actor: Actor, { scope: needed, purpose }: TokenRule): void {
   const token = actor.projectToken;
   if (!token) return;
   if (!needed) throw new AppError('forbidden', `a project token cannot ${purpose}: log in with a user name and password for that`);
-  if (!scopeAllows(token.scope, needed)) {
+  if (!scopeAllows(token.scope, needed) && !(needed === 'promote' && token.promoteEnvironments !== undefined)) {
     throw new AppError('forbidden', `the project token "${token.name}" has the scope ${token.scope}: ${purpose} needs a token with the scope ${needed}`);
   }
 }
@@ -106,4 +106,46 @@ export function describeAccess(access: Access): string {
   const tokens = access.scope ? `project tokens with a scope including ${access.scope} (${scopesAllowing(access.scope).join(', ')})` : 'no project token';
   const mustChange = access.allowWhileMustChange ? '; also before the first password is changed' : '';
   return `${who}; ${tokens}${mustChange}`;
+}
+
+/** Whether the actor is an administrator acting through a login (not through a project token). */
+const adminLogin = (actor: Actor) => actor.role === 'ROLE_ADMIN' && !actor.projectToken;
+
+/** A user of the project, or a token of one: administrators (and their tokens) act for every project. */
+function checkProject(actor: Actor, projectName: string, doing: string): void {
+  if (actor.role === 'ROLE_ADMIN' || actor.projectName === projectName) return;
+  throw new AppError('forbidden', `user ${actor.username} may ${doing} only in project "${actor.projectName ?? ''}", not "${projectName}"`);
+}
+
+/**
+ * Who may promote a record of `projectName` into `environment`, once the endpoint let the actor in
+ * (a login, or a project token that may promote); docs/api.md, "Environments and promotion":
+ * - administrators, into every environment;
+ * - users of the project (ROLE_USER of it) and its tokens of the scope `promote`, into environments
+ *   that are not protected;
+ * - a token exchanged through a trusted publisher that lists environments: into those only,
+ *   protected ones included.
+ */
+export function checkPromote(actor: Actor, projectName: string, environment: { name: string; protected: boolean }): void {
+  checkProject(actor, projectName, 'promote');
+  if (adminLogin(actor)) return;
+  const listed = actor.projectToken?.promoteEnvironments;
+  if (listed !== undefined) {
+    if (listed.includes(environment.name)) return;
+    throw new AppError(
+      'forbidden',
+      `the project token "${actor.projectToken!.name}" may promote only into ${listed.length ? listed.join(', ') : 'no environment'}, not ${environment.name}`,
+    );
+  }
+  if (environment.protected) {
+    throw new AppError(
+      'forbidden',
+      `environment ${environment.name} is protected: only administrators, and project tokens whose trusted publisher lists ${environment.name}, promote into it`,
+    );
+  }
+}
+
+/** Who may veto a version of `projectName`, or lift its veto: administrators and the project's users (and their tokens of the scope promote). */
+export function checkVeto(actor: Actor, projectName: string): void {
+  checkProject(actor, projectName, 'veto versions');
 }

@@ -40,8 +40,9 @@ export interface Actor {
     name: string;
     scope: TokenScope;
     /**
-     * A token made by an ID token exchange whose trusted publisher lists environments: those it may
-     * promote into (docs/api.md, "Trusted publishing"); absent otherwise.
+     * Set on a token exchanged through a trusted publisher that lists environments: it may promote
+     * into exactly these (protected ones included), whatever its scope. Undefined on every other
+     * token, which never promotes into a protected environment (services/access.ts, checkPromote).
      */
     promoteEnvironments?: string[];
     /** Set for a token made by an ID token exchange: what a publish through it is bound to. */

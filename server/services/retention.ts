@@ -139,6 +139,7 @@ export async function runPolicy(services: Services, id: string, dryRun: boolean,
       wouldDelete: summary.removable,
       kept: summary.lookedAt - summary.removable,
       keptImmutable: summary.spared,
+      keptInEnvironments: summary.sparedCurrent,
       sample: summary.sample.map(toVersionInformation),
     };
   }
@@ -153,6 +154,7 @@ export async function runPolicy(services: Services, id: string, dryRun: boolean,
     deleted,
     kept: after.lookedAt - after.removable,
     keptImmutable: after.spared,
+    keptInEnvironments: after.sparedCurrent,
     sample: records.slice(0, RUN_SAMPLE_SIZE).map(toVersionInformation),
   };
   services.log.info({ policy: found.name, deleted, kept: result.kept }, 'retention policy ran');

@@ -2,6 +2,7 @@
 import { formatCreationDate } from '../../common/dates.js';
 import { AppError } from '../../common/errors.js';
 import { withoutUserInfo } from '../../common/urls.js';
+import { findCurrentRecord } from '../db/environment-current.js';
 import {
   DEFAULT_TYPE,
   type LatestQuery,
@@ -43,6 +44,7 @@ export function toVersionInformation(stored: StoredVersion): VersionInformation 
     latestVersion: stored.latestVersion,
     description: stored.description,
     provenance: stored.provenance ? (JSON.parse(stored.provenance) as Provenance) : null,
+    veto: stored.veto ? { reason: stored.veto.reason, by: stored.veto.by, at: stored.veto.at.toISOString() } : null,
   };
 }
 
@@ -113,7 +115,9 @@ export async function search(services: Services, filters: SearchFilters, paging:
   };
 }
 
+/** The latest record of an artifact; with `environment`, the one current there instead. */
 export async function latest(services: Services, key: LatestQuery): Promise<VersionInformation> {
+  if (key.environment !== undefined) return toVersionInformation(await findCurrentRecord(services.db, { ...key, environment: key.environment }));
   return toVersionInformation(await findLatest(services.db, key));
 }
 

@@ -48,6 +48,12 @@ const CALLS: Record<Exclude<keyof Api, 'serverUrl' | 'credentials' | 'projectNam
   removeTrustedPublisher: (api) => api.removeTrustedPublisher('t-1'),
   oidcAudience: (api) => api.oidcAudience(),
   exchangeIdToken: (api) => api.exchangeIdToken({ token: 'header.payload.signature' }),
+  setEnvironments: (api) => api.setEnvironments('p', [{ name: 'dev' }]),
+  environments: (api) => api.environments('p'),
+  promote: (api) => api.promote({ uid: 'v-1', environment: 'dev' }),
+  promotions: (api) => api.promotions({ projectName: 'p' }),
+  veto: (api) => api.veto('v-1', 'broken'),
+  liftVeto: (api) => api.liftVeto('v-1'),
 };
 
 /** Each request the server got, by method and path, and how many times. */

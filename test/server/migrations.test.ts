@@ -5,7 +5,7 @@ import { MIGRATION_CONFIG } from '../../server/db/migrations/index.js';
 import type { DbKind } from '../../server/config.js';
 import { createTestDatabase, dbKinds } from '../helpers/db.js';
 
-const TABLES = ['audit', 'deliveries', 'event_sequence', 'events', 'immutable_versions', 'latest_keys', 'login_attempts', 'retention_policies', 'retention_runs', 'revoked_tokens', 'schedule_leases', 'settings', 'tokens', 'trusted_publishers', 'used_id_tokens', 'users', 'version_counts', 'versions', 'versions_trash', 'webhooks'];
+const TABLES = ['audit', 'deliveries', 'environment_current', 'environments', 'event_sequence', 'events', 'immutable_versions', 'latest_keys', 'login_attempts', 'promotions', 'retention_policies', 'retention_runs', 'revoked_tokens', 'schedule_leases', 'settings', 'tokens', 'trusted_publishers', 'used_id_tokens', 'users', 'version_counts', 'versions', 'versions_trash', 'webhooks'];
 
 type Db = Awaited<ReturnType<typeof openDatabase>>['db'];
 

@@ -6,7 +6,7 @@ import { parseSearchFlags, runSearch } from './search.js';
 function record(overrides: Partial<VersionInformation> = {}): VersionInformation {
   const r = {
     uid: '08880a31-5d7a-4abf-a89e-f2aa9e43da4f', projectName: 'shop', branch: 'main', groupId: 'g', artifactId: 'a', version: '1.0.0',
-    repositoryUrl: null, creationDate: '2026-11-21T10:00:00.000+0000', type: 'LIBRARY', latestVersion: true, description: null, ...overrides,
+    repositoryUrl: null, creationDate: '2026-11-21T10:00:00.000+0000', type: 'LIBRARY', latestVersion: true, description: null, veto: null, ...overrides,
   };
   return { ...r, artifact: { groupId: r.groupId, artifactId: r.artifactId, version: r.version } };
 }
@@ -115,5 +115,24 @@ describe('runSearch', () => {
     const api = fakeApi({ search: async () => page([record({ description: '# Title\n\nline\n' }), record({ description: null })]) });
     const report = await runSearch(parseSearchFlags({ group: 'g', field: 'description' }), fakeDeps({ api }));
     expect(report.lines).toEqual(['# Title line', '']);
+  });
+});
+
+describe('search --env', () => {
+  it('filters by the environment; with --latest it asks for the current record there, not the branch latest', () => {
+    expect(parseSearchFlags({ env: 'prod' }).filters).toMatchObject({ environment: 'prod', latestVersion: undefined });
+    const opts = parseSearchFlags({ env: 'prod', latest: true, group: 'g', artifact: 'a' });
+    expect(opts.filters).toMatchObject({ environment: 'prod', groupId: 'g', artifactId: 'a', latestVersion: undefined });
+    expect(opts.latest).toBe(true);
+    expect(() => parseSearchFlags({ env: 'Prod' })).toThrow(expect.objectContaining({ code: 'usage', message: expect.stringContaining('--env') }));
+  });
+
+  it('sends the environment and says nothing is current there when --latest finds nothing (exit 3)', async () => {
+    const api = fakeApi({ search: async () => page([]) });
+    await expect(runSearch(parseSearchFlags({ env: 'prod', latest: true, group: 'g' }), fakeDeps({ api }))).rejects.toMatchObject({
+      code: 'nothing_found',
+      message: 'nothing current in prod matches groupId g',
+    });
+    expect(api.calls[0]?.args[0]).toMatchObject({ environment: 'prod', groupId: 'g' });
   });
 });

@@ -5,6 +5,7 @@ import { PAGE_SIZE_MAX, SORT_ALIASES, SORT_FIELDS, SearchRequest, type SearchRes
 import type { PageRequestParams } from '../../api/client.js';
 import type { Deps } from '../../deps.js';
 import type { Report } from '../../output/index.js';
+import { environmentName } from '../env/project.js';
 import { action, checkRequest, example, wholeNumber, withFlagNames } from '../support.js';
 
 /** The fields `--field` can print: those of one record of the answer. */
@@ -21,6 +22,7 @@ const FLAGS = {
   projectName: '--project',
   branch: '--branch',
   type: '--type',
+  environment: '--env',
   page: '--page',
   size: '--size',
   sortField: '--sort',
@@ -45,6 +47,7 @@ interface SearchFlags {
   project?: string;
   branch?: string;
   type?: string;
+  env?: string;
   latest?: boolean;
   verified?: boolean;
   page?: string;
@@ -58,6 +61,7 @@ export function parseSearchFlags(flags: SearchFlags): SearchOptions {
   if (flags.field !== undefined && !(FIELDS as readonly string[]).includes(flags.field)) {
     throw new AppError('usage', `--field must be one of ${FIELDS.join(', ')}, not "${flags.field}"`);
   }
+  if (flags.env !== undefined) environmentName(flags.env, '--env');
   if (flags.all && flags.page !== undefined) throw new AppError('usage', 'pass either --all or --page, not both');
   let sortField: string | undefined;
   let sortDirection: 'ASC' | 'DESC' | undefined;
@@ -80,8 +84,10 @@ export function parseSearchFlags(flags: SearchFlags): SearchOptions {
       projectName: flags.project,
       branch: flags.branch,
       type: flags.type,
-      latestVersion: flags.latest ? true : undefined,
       verified: flags.verified ? true : undefined,
+      environment: flags.env,
+      // With --env, --latest means the environment's current record, which need not be its branch's latest.
+      latestVersion: flags.latest && flags.env === undefined ? true : undefined,
     },
     latest: Boolean(flags.latest),
     paging: { page: wholeNumber(flags.page, '--page'), size: wholeNumber(flags.size, '--size', 1, PAGE_SIZE_MAX), sortField, sortDirection },
@@ -106,6 +112,7 @@ export function searchCommand(deps: Deps, run = runSearch): Command {
     .option('--project <name>', 'project')
     .option('--branch <branch>', 'branch')
     .option('--type <type>', 'kind of artifact')
+    .option('--env <environment>', "only the records current in this environment of their project (with --latest: the one current there)")
     .option('--latest', 'only latest versions; no match is an error (exit 3)')
     .option('--verified', 'only records published by a trusted publisher, with the run that built them')
     .option('--page <n>', 'page, from 1')
@@ -118,6 +125,7 @@ export function searchCommand(deps: Deps, run = runSearch): Command {
       example(
         'V=$(repoadmin search --group com.acme --artifact app --branch main \\\n    --latest --field version)',
         'repoadmin search --group "com.acme.*" --sort version:desc --size 20',
+        'repoadmin search --project shop --env prod',
       ),
     )
     .action(action<SearchFlags, SearchOptions>(deps, parseSearchFlags, run));
@@ -156,7 +164,8 @@ export async function runSearch(opts: SearchOptions, deps: Pick<Deps, 'io' | 'ap
   }
   const records = answer.versionInformation;
   if (opts.latest && records.length === 0) {
-    throw new AppError('nothing_found', `no latest version matches ${describe(opts.filters)}`);
+    const what = opts.filters.environment === undefined ? 'no latest version' : `nothing current in ${opts.filters.environment}`;
+    throw new AppError('nothing_found', `${what} matches ${describe({ ...opts.filters, environment: undefined })}`);
   }
   // The total, not the page: `--size 1` must not pick one of several latest records by surprise.
   const matched = Math.max(records.length, answer.page.totalElements);

@@ -29,14 +29,15 @@ export function tokenCreateCommand(deps: Deps, run = runTokenCreate): Command {
       "Make a long-lived project token for a build server's secret store. Only the\n" +
         'token goes to standard output, once: the server keeps a hash and cannot show\n' +
         "it again. Scopes: publish (search, and publish to the user's project; the\n" +
-        'default), read (search only) or delete (publish, and delete records of the\n' +
-        "user's project). Administrators make tokens for any user with --user; the\n" +
+        'default), read (search only), delete (publish, and delete records of the\n' +
+        "user's project) or promote (search, and promote and veto versions of the\n" +
+        "user's project; no other scope includes it). Administrators make tokens for any user with --user; the\n" +
         'token acts as that user. It needs a fresh login: a login of the last 15\n' +
         'minutes, else your password (asked on a terminal, or --password-stdin).',
     )
     .usage('--name NAME [--scope SCOPE] [options]')
     .requiredOption('--name <name>', 'a name unique for the user, e.g. the pipeline')
-    .option('--scope <scope>', 'publish, read or delete (which includes publish)', 'publish')
+    .option('--scope <scope>', 'publish, read, delete (which includes publish) or promote', 'publish')
     .option('--user <username>', 'the token\'s user (administrators; default: yourself)')
     .option('--expires <date>', 'expiry: a date (2027-06-30, midnight UTC) or a date-time with an offset')
     .option('--expires-in-days <n>', `expiry in N days (1 to ${MAX_DAYS})`)
@@ -54,7 +55,7 @@ export function tokenCreateCommand(deps: Deps, run = runTokenCreate): Command {
         deps,
         (flags) => {
           if (!(TOKEN_SCOPES as readonly string[]).includes(flags.scope)) {
-            throw new AppError('usage', `--scope must be publish, read or delete, not "${flags.scope}"`);
+            throw new AppError('usage', `--scope must be one of ${TOKEN_SCOPES.join(', ')}, not "${flags.scope}"`);
           }
           if (flags.expires !== undefined && flags.expiresInDays !== undefined) {
             throw new AppError('usage', 'give --expires or --expires-in-days, not both');

@@ -22,6 +22,7 @@ import * as scheduleLeases from './20261125180000_schedule_leases.js';
 import * as trash from './20261125200000_trash.js';
 import * as immutableVersions from './20261127000000_immutable_versions.js';
 import * as trustedPublishing from './20261128000000_trusted_publishing.js';
+import * as environments from './20261128100000_environments.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -38,6 +39,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '20261125200000_trash': trash,
   '20261127000000_immutable_versions': immutableVersions,
   '20261128000000_trusted_publishing': trustedPublishing,
+  '20261128100000_environments': environments,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
