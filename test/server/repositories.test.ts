@@ -60,6 +60,7 @@ describe.each(dbKinds())('repositories on %s', (kind) => {
             type: 'LIBRARY',
             latestVersion: false,
             description: 'First **release**',
+            veto: null,
           },
         ],
         page: { totalElements: 1, totalPages: 1, currentPage: 1, numberOfElements: 1 },
