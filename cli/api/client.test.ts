@@ -274,6 +274,19 @@ describe('API client', () => {
   });
 });
 
+describe('promote', () => {
+  const promotion = { id: 'p-1', uid: 'v-1', environment: 'prod', previousUid: null, rollback: false };
+  it.each([
+    [201, true],
+    [200, false],
+  ])('reads the status %i as promoted: %s (200: the version was current there already)', async (status, promoted) => {
+    const { url, requests } = await serve(() => ({ status, body: promotion }));
+    const answer = await api(url, { env: { REPOADMIN_TOKEN: 't' } }).promote({ uid: 'v-1', environment: 'prod' });
+    expect(answer).toEqual({ promotion, promoted });
+    expect(requests.map((r) => [r.method, r.url, JSON.parse(r.body)])).toEqual([['POST', '/v1/promotions', { uid: 'v-1', environment: 'prod' }]]);
+  });
+});
+
 describe('REPOADMIN_TIMEOUT', () => {
   it('is seconds, a fraction allowed; unset or empty is 30 s; anything else is a usage error naming it', () => {
     expect(timeoutFrom({})).toBe(30_000);

@@ -325,6 +325,7 @@ export function createApi(context: ApiContext): Api {
       authenticated({ method: 'GET', path: `v1/projects/${encodeURIComponent(projectName)}/environments`, idempotent: true }),
     promote: async (body) => {
       let status = 0;
+      // Idempotent by its outcome (docs/api.md): sent again, it answers 200 with the promotion that made the version current.
       const promotion = await authenticated<Promotion>({ method: 'POST', path: 'v1/promotions', json: body, idempotent: true, onStatus: (s) => (status = s) });
       return { promotion, promoted: status !== 200 };
     },

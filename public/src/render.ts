@@ -5,19 +5,15 @@ import type { EnvironmentList, Promotion } from '../../common/schemas/environmen
 import type { Provenance, VersionInformation } from '../../common/schemas/repositories.js';
 
 /** Why a version may not be promoted, by whom and when; null when it may. */
-export interface Veto {
-  reason: string;
-  by: string;
-  at: string;
-}
+type Veto = VersionInformation['veto'];
 
-/** A record's veto (servers before environments send none). */
-export function vetoOf(record: VersionInformation): Veto | null {
-  return (record as { veto?: Veto | null }).veto ?? null;
+/** A record's veto; a server older than environments sends none. */
+export function vetoOf(record: VersionInformation): Veto {
+  return record.veto ?? null;
 }
 
 /** A version as text, struck through with the veto's reason beside it when vetoed. */
-function versionText(version: string, veto: Veto | null): Child[] {
+function versionText(version: string, veto: Veto): Child[] {
   if (!veto) return [h('span', { class: 'version' }, breakable(version))];
   return [
     h('del', { class: 'version vetoed', title: `Vetoed: ${veto.reason}` }, breakable(version)),

@@ -6,7 +6,8 @@ import type { Knex } from 'knex';
 import { AppError } from '../../common/errors.js';
 import type { Db } from './dialects/index.js';
 import { toDate } from './rows.js';
-import { COLUMNS as VERSION_COLUMNS, type StoredVersion, fromRow as versionFromRow } from './versions.js';
+import { cachedRows } from './statements.js';
+import { type ShapedQuery, COLUMNS as VERSION_COLUMNS, type StoredVersion, fromRow as versionFromRow } from './versions.js';
 
 /** What a promotion is keyed by: one current version per key and environment. */
 export interface ArtifactKey {
@@ -115,21 +116,42 @@ export async function currentOfProject(db: Db, projectName: string): Promise<Cur
   return rows.map((row: Record<string, unknown>) => ({ ...fromRow(row), record: versionFromRow({ ...row, project_name: row.record_project, version: row.record_version }) }));
 }
 
+/** What the latest lookup by environment asks for. */
+export interface CurrentKey {
+  groupId: string;
+  artifactId: string;
+  branch?: string;
+  projectName?: string;
+  environment: string;
+}
+
 /**
- * The record current in the environment for this artifact (of this project, on this branch, when
- * given); the most recently promoted where several projects have one.
+ * The latest lookup by environment: the record current there for this artifact (of this project, on
+ * this branch, when given), the most recently promoted where several projects have one. Through the
+ * index environment_current_artifact, then the record by its uid.
  */
-export async function findCurrentRecord(
-  db: Db,
-  key: { groupId: string; artifactId: string; branch?: string; projectName?: string; environment: string },
-): Promise<StoredVersion> {
-  const query = db('environment_current as c')
-    .join('versions as v', 'v.uid', 'c.uid')
-    .select(VERSION_COLUMNS.map((column) => `v.${column}`))
-    .where({ 'c.environment': key.environment, 'c.group_id': key.groupId, 'c.artifact_id': key.artifactId });
-  if (key.projectName !== undefined) query.where('c.project_name', key.projectName);
-  if (key.branch !== undefined) query.where('v.branch', key.branch);
-  const row = await query.orderBy('c.promoted_at', 'desc').first();
+export function currentQuery(key: CurrentKey): ShapedQuery {
+  const conditions = ['c.environment = ?', 'c.group_id = ?', 'c.artifact_id = ?'];
+  const values: unknown[] = [key.environment, key.groupId, key.artifactId];
+  if (key.projectName !== undefined) {
+    conditions.push('c.project_name = ?');
+    values.push(key.projectName);
+  }
+  if (key.branch !== undefined) {
+    conditions.push('v.branch = ?');
+    values.push(key.branch);
+  }
+  return {
+    shape: `current:${key.projectName !== undefined}:${key.branch !== undefined}`,
+    values,
+    build: () =>
+      `select ${VERSION_COLUMNS.map((column) => `v.${column}`).join(', ')} from environment_current c join versions v on v.uid = c.uid where ${conditions.join(' and ')} order by c.promoted_at desc limit 1`,
+  };
+}
+
+export async function findCurrentRecord(db: Db, key: CurrentKey): Promise<StoredVersion> {
+  const query = currentQuery(key);
+  const [row] = await cachedRows(db, query.shape, query.values, query.build);
   if (!row) {
     const scope = [key.branch && `branch ${key.branch}`, key.projectName && `project ${key.projectName}`].filter(Boolean);
     throw new AppError('not_found', `no version of ${key.groupId}:${key.artifactId} is current in ${key.environment}${scope.length ? ` on ${scope.join(', ')}` : ''}`);

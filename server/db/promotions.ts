@@ -124,6 +124,8 @@ export async function listPromotions(db: Db, filter: PromotionFilter, paging: { 
 /** What a promotion is asked to do. */
 export interface PromotionOrder {
   uid: string;
+  /** The record's artifact, as read before (a record's coordinates never change): whose lock to take. */
+  key: ArtifactKey;
   environment: string;
   by: StoredPromoter;
   comment: string | null;
@@ -146,9 +148,7 @@ export interface Promoted {
 
 /** Promotes the record of `order.uid` into its environment, in turn with the other promotions of its key there. */
 export async function promote(db: Knex, order: PromotionOrder): Promise<Promoted> {
-  const found = await db('versions').select('project_name', 'group_id', 'artifact_id').where({ uid: order.uid }).first();
-  if (!found) throw new AppError('not_found', `no version record with uid ${order.uid}`);
-  const lock = JSON.stringify(['promote', found.project_name, found.group_id, found.artifact_id, order.environment]);
+  const lock = JSON.stringify(['promote', order.key.projectName, order.key.groupId, order.key.artifactId, order.environment]);
   const dialect = dialectOf(db);
   return retryConflicts(() =>
     dialect.transactionWithKeyLock(db, lock, async (trx) => {

@@ -125,6 +125,7 @@ export async function promoteRecord(services: Services, actor: Actor, request: P
   const by = promoterOf(actor);
   const promoted = await promote(services.db, {
     uid: record.uid,
+    key: { projectName: record.projectName, groupId: record.groupId, artifactId: record.artifactId },
     environment: environment.name,
     by,
     comment: request.comment ?? null,

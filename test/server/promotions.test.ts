@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkPromote } from '../../server/services/access.js';
 import type { Actor } from '../../server/services/context.js';
+import { toApiEvent } from '../../server/services/events.js';
 import { dbKinds } from '../helpers/db.js';
 import { waitFor } from '../helpers/instances.js';
 import { type TestServer, startTestServer } from '../helpers/server.js';
@@ -217,6 +218,12 @@ describe.each(dbKinds())('environments and promotion on %s', (kind) => {
     expect(refused.body._message.message).toBe('vetoed: memory leak, INC-77');
     expect(refused.body.gate).toBe('veto');
 
+    // A republish of the same coordinates, and a delete and restore, keep the veto.
+    expect(await publish('veto', '3.0.0')).toBe(uid);
+    expect((await request('DELETE', `/v1/repositories/${uid}?force=true`, admin)).status).toBe(204);
+    expect((await request('POST', `/v1/trash/${uid}/restore`, admin)).status).toBe(200);
+    expect((await request('GET', `/v1/repositories/${uid}`, undefined)).body.veto.reason).toBe('memory leak, INC-77');
+
     const lifted = await request('DELETE', `/v1/repositories/${uid}/veto`, alice);
     expect(lifted.status).toBe(200);
     expect(lifted.body.veto).toBeNull();
@@ -224,9 +231,9 @@ describe.each(dbKinds())('environments and promotion on %s', (kind) => {
 
     const events = await server.db('events').where({ type: 'version.vetoed' }).select('data');
     expect(events.map((e: { data: string }) => JSON.parse(e.data).record.uid)).toContain(uid);
-    // A veto is no publish.
+    // A veto, and lifting it, is no publish: the first publish and the republish are all.
     const published = await server.db('events').where({ type: 'version.published' }).select('data');
-    expect(published.filter((e: { data: string }) => JSON.parse(e.data).record.uid === uid)).toHaveLength(1);
+    expect(published.filter((e: { data: string }) => JSON.parse(e.data).record.uid === uid)).toHaveLength(2);
     const feed = await request('GET', '/v1/events?type=version.vetoed', admin);
     expect(feed.status).toBe(200);
     await waitFor(
@@ -246,6 +253,10 @@ describe.each(dbKinds())('environments and promotion on %s', (kind) => {
     expect(rows.at(-1)!.project_name).toBe('p1');
     expect(last).toMatchObject({ environment: 'dev', previousUid: a, rollback: true, by: { username: 'alice', tokenId: expect.any(String) } });
     expect(last.record.uid).toBe(b);
+    // As webhooks and the feed show it: the record as the API answers with it, beside the promotion's fields.
+    const shown = toApiEvent({ id: 1, seq: 1, type: 'version.promoted', projectName: 'p1', data: last, createdAt: new Date() }).data;
+    expect(shown).toMatchObject({ uid: b, version: '1.0.0', projectName: 'p1', environment: 'dev', previousUid: a, rollback: true, veto: null });
+    expect(shown.record).toBeUndefined();
     await waitFor(
       'the promotion audit entries',
       async () => (await server.db('audit').where({ action: 'version.promoted', target: `dev:${b}`, outcome: 'ok' })).length === 1,

@@ -61,6 +61,7 @@ describe.each(dbKinds())('repositories on %s', (kind) => {
             latestVersion: false,
             description: 'First **release**',
             provenance: null,
+            veto: null,
           },
         ],
         page: { totalElements: 1, totalPages: 1, currentPage: 1, numberOfElements: 1 },

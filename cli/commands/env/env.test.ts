@@ -12,8 +12,8 @@ function record(version: string): VersionInformation {
   return {
     uid: '08880a31-5d7a-4abf-a89e-f2aa9e43da4f', projectName: 'shop', branch: 'main', groupId: 'com.acme', artifactId: 'app', version,
     artifact: { groupId: 'com.acme', artifactId: 'app', version }, repositoryUrl: null, creationDate: '2026-11-21T10:00:00.000+0000',
-    type: 'LIBRARY', latestVersion: true, description: null,
-  } as VersionInformation;
+    type: 'LIBRARY', latestVersion: true, description: null, veto: null,
+  };
 }
 
 const LIST: EnvironmentList = {

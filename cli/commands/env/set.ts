@@ -66,10 +66,7 @@ export function envSetCommand(deps: Deps, run = runEnvSet): Command {
   return new Command('set')
     .summary("set a project's environments and their gates (administrators)")
     .description(
-      'Set the environments of a project, in order, replacing the ones set before. Each word is a name,\n' +
-        'then optionally ":" and gates split by commas: requires=ENV (the version must have been current\n' +
-        'in that earlier environment), soak=MINUTES (and promoted there that long ago; needs requires),\n' +
-        'protected (only administrators, and promote tokens whose trusted publisher names it).',
+      'Set the environments of a project, in order, replacing the ones set before. Each word is a name, then optionally ":" and gates split by commas: requires=ENV (the version must have been current in that earlier environment), soak=MINUTES (and promoted there that long ago; needs requires), protected (only administrators, and promote tokens whose trusted publisher names it).',
     )
     .usage('--project P <env[:gate,...]>...')
     .argument('<environments...>', 'the environments, earliest first')

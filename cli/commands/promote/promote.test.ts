@@ -12,7 +12,7 @@ const PREVIOUS = '1b0e7f44-0d43-4d2c-9a53-38c4a7e2cf11';
 function record(overrides: Partial<VersionInformation> = {}): VersionInformation {
   const r = {
     uid: UID, projectName: 'shop', branch: 'main', groupId: 'com.acme', artifactId: 'app', version: '2.4.0',
-    repositoryUrl: null, creationDate: '2026-11-21T10:00:00.000+0000', type: 'LIBRARY', latestVersion: true, description: null, ...overrides,
+    repositoryUrl: null, creationDate: '2026-11-21T10:00:00.000+0000', type: 'LIBRARY', latestVersion: true, description: null, veto: null, ...overrides,
   };
   return { ...r, artifact: { groupId: r.groupId, artifactId: r.artifactId, version: r.version } } as VersionInformation;
 }

@@ -59,10 +59,7 @@ export function promoteCommand(deps: Deps, run = runPromote): Command {
   return new Command('promote')
     .summary('make a version the current one in an environment')
     .description(
-      "Make a version its artifact's current one in an environment of its project, through the\n" +
-        "environment's gates (requires, soak, protected; a vetoed version never goes). Exit 0 when\n" +
-        "promoted or already current, 1 when a gate refuses (its message says which), 3 when there is\n" +
-        'no such record or environment. Without --branch, the version must be on one branch only.',
+      "Make a version its artifact's current one in an environment of its project, through the environment's gates (requires, soak, protected; a vetoed version never goes). Exit 0 when promoted or already current, 1 when a gate refuses (its message says which), 3 when there is no such record or environment. Without --branch, the version must be on one branch only.",
     )
     .usage('<group>:<artifact>:<version> --to ENV [--project P] [--branch B] [--comment TEXT] | --uid UID --to ENV')
     .argument('[coordinates]', 'the record, as <group>:<artifact>:<version>')

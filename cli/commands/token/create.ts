@@ -31,9 +31,10 @@ export function tokenCreateCommand(deps: Deps, run = runTokenCreate): Command {
         "it again. Scopes: publish (search, and publish to the user's project; the\n" +
         'default), read (search only), delete (publish, and delete records of the\n' +
         "user's project) or promote (search, and promote and veto versions of the\n" +
-        "user's project; no other scope includes it). Administrators make tokens for any user with --user; the\n" +
-        'token acts as that user. It needs a fresh login: a login of the last 15\n' +
-        'minutes, else your password (asked on a terminal, or --password-stdin).',
+        "user's project; no other scope includes it). Administrators make tokens\n" +
+        'for any user with --user; the token acts as that user. It needs a fresh\n' +
+        'login: a login of the last 15 minutes, else your password (asked on a\n' +
+        'terminal, or --password-stdin).',
     )
     .usage('--name NAME [--scope SCOPE] [options]')
     .requiredOption('--name <name>', 'a name unique for the user, e.g. the pipeline')

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { VersionInformation } from '../../../common/schemas/repositories.js';
 
-type Veto = { reason: string; by: string; at: string } | null;
+type Veto = VersionInformation['veto'];
 import { fakeApi, fakeDeps } from '../../../test/cli/fakes.js';
 import { printReport } from '../../output/index.js';
 import { parseVetoFlags, runVeto } from './veto.js';
@@ -10,7 +10,7 @@ const UID = '08880a31-5d7a-4abf-a89e-f2aa9e43da4f';
 const vetoed = (veto: Veto): VersionInformation => ({
   uid: UID, projectName: 'shop', branch: 'main', groupId: 'com.acme', artifactId: 'app', version: '2.4.0',
   artifact: { groupId: 'com.acme', artifactId: 'app', version: '2.4.0' }, repositoryUrl: null, creationDate: '2026-11-21T10:00:00.000+0000',
-  type: 'LIBRARY', latestVersion: true, description: null, ...{ veto },
+  type: 'LIBRARY', latestVersion: true, description: null, veto,
 });
 
 describe('parseVetoFlags', () => {
