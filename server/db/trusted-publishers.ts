@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { AppError } from '../../common/errors.js';
 import type { Jwks, Provider } from '../../common/schemas/trust.js';
 import type { Db } from './dialects/index.js';
-import { toDate } from './rows.js';
+import { affectedCount, toDate } from './rows.js';
 
 export interface StoredPublisher {
   id: string;
@@ -100,5 +100,6 @@ export async function updatePublisher(db: Db, id: string, fields: PublisherField
 
 /** Deletes a publisher; false when there was none. */
 export async function deletePublisher(db: Db, id: string): Promise<boolean> {
-  return (await db('trusted_publishers').where({ id }).delete()) > 0;
+  // PGlite answers a delete with a result object, not a count (rows.ts).
+  return affectedCount(await db('trusted_publishers').where({ id }).delete()) > 0;
 }
