@@ -4,6 +4,7 @@
 import { readdir } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ActionsIssuer, DEFAULT_JOB, startActionsIssuer } from '../helpers/actions-issuer.js';
+import { gitlabClaims, jenkinsClaims, startIssuer, type TestIssuer } from '../helpers/oidc-issuer.js';
 import { ADMIN_PASSWORD, startTestServer, type TestServer } from '../helpers/server.js';
 import { assertBuilt, freshHome, run } from './run.js';
 
@@ -141,6 +142,55 @@ describe('repoadmin in a GitHub Actions step', () => {
     const replay = await run(['whoami'], { home, env: { REPOADMIN_URL: server.url, REPOADMIN_ID_TOKEN: idToken } });
     expect(replay.code).toBe(4);
     expect(replay.stderr).toMatch(/^error: the ID token of REPOADMIN_ID_TOKEN was refused: /m);
+  });
+});
+
+describe('repoadmin with REPOADMIN_ID_TOKEN in GitLab CI and Jenkins', () => {
+  let gitlab: TestIssuer;
+  let jenkins: TestIssuer;
+  beforeAll(async () => {
+    [gitlab, jenkins] = await Promise.all([startIssuer(), startIssuer({ path: '/oidc' })]);
+    const trust = async (args: string[]) => {
+      const added = await run(['trust', 'add', '--project', 'ops', ...args], { home: adminHome });
+      expect(added.stderr).toContain('Trusted');
+      expect(added.code).toBe(0);
+    };
+    await trust(['--provider', 'gitlab', '--issuer', gitlab.issuer, '--claim', 'project_path=my-group/my-project', '--claim', 'ref_protected=true', '--branch', 'main']);
+    await trust(['--provider', 'jenkins', '--issuer', jenkins.issuer, '--ref-claim', 'branch', '--claim', 'sub=https://jenkins.example.com/job/app/', '--branch', 'main']);
+  }, 120_000);
+  afterAll(async () => {
+    await Promise.all([gitlab?.close(), jenkins?.close()]);
+  });
+
+  it("GitLab's id_tokens variable: publishes with the pipeline as provenance", { timeout: 120_000 }, async () => {
+    const idToken = await gitlab.sign(gitlabClaims(gitlab.issuer, { aud: 'registry.test' }));
+    const env = { REPOADMIN_URL: server.url, CI: 'true', REPOADMIN_ID_TOKEN: idToken, CI_COMMIT_REF_NAME: 'main', CI_PROJECT_URL: `${gitlab.issuer}/my-group/my-project` };
+    const published = await run(['publish', '--group', 'com.acme', '--artifact', 'ops-gitlab', '--version', '3.0.0', '--latest'], { home: await freshHome(), env });
+    expect(published.stderr).toContain('(project ops, branch main, marked latest)');
+    expect(published.code).toBe(0);
+    const record = await server.request('GET', `/v1/repositories/${published.stdout.trim()}`);
+    expect(record.body.provenance).toMatchObject({ repository: 'my-group/my-project', repositoryId: '20', runId: '574', runUrl: `${gitlab.issuer}/my-group/my-project/-/pipelines/574` });
+  });
+
+  it("Jenkins' credentials binding: publishes with the build as provenance; another job is refused (exit 4)", { timeout: 120_000 }, async () => {
+    const env = (claims: Record<string, unknown>) =>
+      jenkins.sign(jenkinsClaims(jenkins.issuer, { aud: 'registry.test', build_number: 77, ...claims })).then((idToken) => ({
+        REPOADMIN_URL: server.url,
+        REPOADMIN_ID_TOKEN: idToken,
+        BRANCH_NAME: 'main',
+      }));
+    const published = await run(['publish', '--group', 'com.acme', '--artifact', 'ops-jenkins', '--version', '3.0.0'], { home: await freshHome(), env: await env({}) });
+    expect(published.code).toBe(0);
+    const record = await server.request('GET', `/v1/repositories/${published.stdout.trim()}`);
+    expect(record.body.provenance).toMatchObject({ subject: 'https://jenkins.example.com/job/app/', runUrl: 'https://jenkins.example.com/job/app/77/' });
+
+    const other = await run(['publish', '--group', 'com.acme', '--artifact', 'ops-jenkins', '--version', '3.0.1'], {
+      home: await freshHome(),
+      env: await env({ sub: 'https://jenkins.example.com/job/other/' }),
+    });
+    expect(other.code).toBe(4);
+    expect(other.stderr).toMatch(/^error: the ID token of REPOADMIN_ID_TOKEN was refused: .*sub/m);
+    expect(other.stderr).toContain('https://jenkins.example.com/job/other/');
   });
 });
 
