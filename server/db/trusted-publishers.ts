@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { AppError } from '../../common/errors.js';
 import type { Jwks, Provider } from '../../common/schemas/trust.js';
 import type { Db } from './dialects/index.js';
-import { toDate } from './rows.js';
+import { affectedCount, toDate } from './rows.js';
 
 export interface StoredPublisher {
   id: string;
@@ -94,11 +94,11 @@ export async function issuerKnown(db: Db, issuer: string): Promise<boolean> {
 
 export async function updatePublisher(db: Db, id: string, fields: PublisherFields, now: Date): Promise<StoredPublisher> {
   const changed = await db('trusted_publishers').where({ id }).update({ ...toRow(fields), updated_at: now });
-  if (!changed) throw new AppError('not_found', `no trusted publisher with id ${id}`);
+  if (affectedCount(changed) === 0) throw new AppError('not_found', `no trusted publisher with id ${id}`);
   return findPublisher(db, id);
 }
 
 /** Deletes a publisher; false when there was none. */
 export async function deletePublisher(db: Db, id: string): Promise<boolean> {
-  return (await db('trusted_publishers').where({ id }).delete()) > 0;
+  return affectedCount(await db('trusted_publishers').where({ id }).delete()) > 0;
 }

@@ -222,7 +222,7 @@ describe('exit codes', () => {
   it('4: not logged in', async () => {
     const result = await run(['user', 'list'], { home: await freshHome(), env: { REPOADMIN_URL: server.url } });
     expect(result.code).toBe(4);
-    expect(result.stderr).toBe(`error: not logged in to ${server.url}: run repoadmin login, or set REPOADMIN_TOKEN (or REPOADMIN_USERNAME and REPOADMIN_PASSWORD)\n`);
+    expect(result.stderr).toBe(`error: not logged in to ${server.url}: run repoadmin login, or set REPOADMIN_TOKEN (or REPOADMIN_USERNAME and REPOADMIN_PASSWORD; in a pipeline, REPOADMIN_ID_TOKEN or GitHub Actions' id-token permission)\n`);
   });
 
   it('4: a 403 from the server', async () => {
