@@ -231,9 +231,11 @@ function whereOf(form: SqlForm, filters: SearchFilters, table: 'versions' | 'ver
     where.values.push(filters.uid);
   }
   if (table === 'versions' && filters.environment !== undefined) {
-    // The records current in the environment of their own project (environment_current_uid, pkey).
+    // The records current in the environment (of their own project: a record is only ever current
+    // in its project's environments). Uncorrelated, so that the planner can start from the few rows
+    // of environment_current (environment_current_artifact) and join the records by uid.
     where.shape += ',environment';
-    where.conditions.push('uid in (select c.uid from environment_current c where c.environment = ? and c.project_name = versions.project_name)');
+    where.conditions.push('uid in (select c.uid from environment_current c where c.environment = ?)');
     where.values.push(filters.environment);
   }
   return where;

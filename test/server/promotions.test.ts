@@ -289,6 +289,42 @@ describe.each(dbKinds())('environments and promotion on %s', (kind) => {
     expect((await request('GET', '/v1/repositories/latest?groupId=g&artifactId=keep&environment=dev', undefined)).status).toBe(404);
   });
 
+  it('a promotion and a delete of one record at once: either the delete is refused or the promotion finds nothing', async () => {
+    const uids: string[] = [];
+    for (let i = 0; i < 6; i++) uids.push(await publish('race-delete', `7.0.${i}`));
+    await publish('race-delete', '7.1.0');
+    const answers = await Promise.all(uids.flatMap((uid) => [promote(admin, uid, 'dev'), request('DELETE', `/v1/repositories/${uid}`, admin)]));
+    for (let i = 0; i < uids.length; i++) {
+      const [promoted, deleted] = [answers[2 * i]!, answers[2 * i + 1]!];
+      expect([promoted.status, deleted.status], `${promoted.text} ${deleted.text}`).toSatisfy(
+        ([p, d]: number[]) => (p === 201 && d === 409) || (p === 404 && d === 204) || (p === 201 && d === 204),
+      );
+    }
+    // No environment names a record that is gone.
+    const dangling = await server.db('environment_current as c').leftJoin('versions as v', 'v.uid', 'c.uid').whereNull('v.uid').select('c.uid');
+    expect(dangling).toEqual([]);
+  }, 120_000);
+
+  it.skipIf(kind === 'pglite')('a promotion waits for a delete of its record under way, and then finds nothing', async () => {
+    const uid = await publish('held', '1.0.0');
+    await publish('held', '1.1.0');
+    // A delete under way: the record's row locked and deleted, not yet committed.
+    const trx = await server.db.transaction();
+    await trx('versions').where({ uid }).forUpdate().select('uid');
+    await trx('versions').where({ uid }).delete();
+    const promotion = promote(admin, uid, 'dev');
+    const waiting = kind === 'mysql'
+      ? async () =>
+          Number((await server.db.raw("select count(*) as n from information_schema.innodb_trx t join information_schema.processlist p on p.id = t.trx_mysql_thread_id where t.trx_state = 'LOCK WAIT' and p.db = database()"))[0][0].n) > 0
+      : async () => Number((await server.db.raw("select count(*) as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'")).rows[0].n) > 0;
+    let settled = false;
+    void promotion.finally(() => (settled = true));
+    await waitFor('the promotion waiting for the record, or answering', async () => settled || (await waiting()), 60_000);
+    await trx.commit();
+    expect((await promotion).status).toBe(404);
+    expect(await server.db('environment_current').where({ uid })).toEqual([]);
+  }, 120_000);
+
   it('serializes promotions of one key into one environment: one current, every entry in commit order', async () => {
     const versions = Array.from({ length: 8 }, (_, i) => `5.0.${i}`);
     const uids = [];
