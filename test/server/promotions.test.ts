@@ -305,7 +305,9 @@ describe.each(dbKinds())('environments and promotion on %s', (kind) => {
     expect(dangling).toEqual([]);
   }, 120_000);
 
-  it.skipIf(kind === 'pglite')('a promotion waits for a delete of its record under way, and then finds nothing', async () => {
+  // Only where two connections can hold and wait for locks: the embedded database has one connection,
+  // on which a promotion and a delete simply take turns (the test above covers that).
+  if (kind !== 'pglite') it('a promotion waits for a delete of its record under way, and then finds nothing', async () => {
     const uid = await publish('held', '1.0.0');
     await publish('held', '1.1.0');
     // A delete under way: the record's row locked and deleted, not yet committed.
