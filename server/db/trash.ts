@@ -35,6 +35,7 @@ const RECORD_COLUMNS = [
   'type',
   'latest_version',
   'description',
+  'provenance',
   'created_at',
   'updated_at',
   'veto_reason',

@@ -93,8 +93,8 @@ function build(provenance: string): string {
 
 /**
  * Refuses (conflict) a publish through a token made by an ID token exchange whose provenance is of
- * another build than the one an immutable version's record keeps (docs/api.md, "Trusted
- * publishing"). A mutable version's record keeps its first provenance too: the publish goes ahead.
+ * another build than the one an immutable version's record keeps (docs/api.md, "Provenance"). A
+ * mutable version's record keeps its first provenance too: the publish goes ahead.
  */
 export async function checkProvenance(services: Services, fields: VersionFields): Promise<void> {
   if (!fields.provenance || !isImmutable(services, fields.version)) return;

@@ -231,6 +231,10 @@ describe.each(dbKinds())('trusted publishing on %s', (kind) => {
       const stored = await server.request('GET', `/v1/repositories/${onMain.body.uid}`, { token: admin });
       expect(stored.body.repositoryUrl).toBe(`${gl.issuer}/my-group/my-project`);
       expect(stored.body.provenance).toMatchObject({ ref: 'refs/tags/v2.0.0', repository: 'my-group/my-project', repositoryId: '20', runId: '574', runUrl: `${gl.issuer}/my-group/my-project/-/pipelines/574` });
+      // Deleted and restored, it keeps its provenance.
+      expect((await server.request('DELETE', `/v1/repositories/${onMain.body.uid}?force=true`, { token: admin })).status).toBe(204);
+      expect((await server.request('POST', `/v1/trash/${onMain.body.uid}/restore`, { token: admin })).status).toBe(200);
+      expect((await server.request('GET', `/v1/repositories/${onMain.body.uid}`, { token: admin })).body.provenance).toEqual(stored.body.provenance);
     });
 
     it('a Jenkins ID token (no jti) is accepted once, by its signature', async () => {

@@ -8,6 +8,7 @@
 // - `used_id_tokens`: each accepted ID token (by `jti`, or a digest of its signature) until its `exp`,
 //   so that a replay is refused.
 // - `versions.provenance`: what a record published through an oidc token was built by; null otherwise.
+//   `versions_trash` keeps it for deleted records.
 // Every step checks what is there first (./index.ts): a start interrupted part-way runs this again.
 // Times and collations are written as in the initial migration.
 import type { Knex } from 'knex';
@@ -85,6 +86,10 @@ export async function up(knex: Knex): Promise<void> {
     knex.schema.alterTable('versions', (t) => {
       t.text('provenance').nullable();
     }),
+    // A deleted record keeps it in the trash, and a restored one has it back.
+    knex.schema.alterTable('versions_trash', (t) => {
+      t.text('provenance').nullable();
+    }),
   );
 }
 
@@ -94,6 +99,7 @@ export async function down(knex: Knex): Promise<void> {
   const drop = async (table: string, column: string) => {
     if (await knex.schema.hasColumn(table, column)) await knex.schema.alterTable(table, (t) => t.dropColumn(column));
   };
+  await drop('versions_trash', 'provenance');
   await drop('versions', 'provenance');
   if (await knex.schema.hasColumn('tokens', 'publisher_id')) {
     await knex.schema.alterTable('tokens', (t) => t.dropIndex(['publisher_id'], 'tokens_publisher'));
