@@ -26,6 +26,15 @@ describe('loadConfig', () => {
     expect(loadConfig([], { REPO_MAN_DB_JDBC: 'mysql', REPO_MAN_DB_DRIVER_PATH: '/opt/drivers' }).db.driverPath).toBe('/opt/drivers');
   });
 
+  it('reads the trusted publishing settings: audience, token minutes 1 to 60, issuer networks', () => {
+    expect(loadConfig([], {}).oidc).toEqual({ audience: 'repoadmin', tokenMinutes: 15, allowNetworks: [] });
+    const given = loadConfig(['--repoadmin_oidc_audience', 'registry.example.com', '--repoadmin_oidc_token_minutes', '60'], { REPO_MAN_OIDC_ALLOW_NETWORKS: '10.0.0.0/8,::1/128' });
+    expect(given.oidc).toEqual({ audience: 'registry.example.com', tokenMinutes: 60, allowNetworks: ['10.0.0.0/8', '::1/128'] });
+    expect(() => loadConfig([], { REPO_MAN_OIDC_TOKEN_MINUTES: '61' })).toThrow(/REPO_MAN_OIDC_TOKEN_MINUTES must be a whole number from 1 to 60/);
+    expect(() => loadConfig([], { REPO_MAN_OIDC_TOKEN_MINUTES: '0' })).toThrow(/from 1 to 60/);
+    expect(() => loadConfig([], { REPO_MAN_OIDC_ALLOW_NETWORKS: 'localhost' })).toThrow(/REPO_MAN_OIDC_ALLOW_NETWORKS/);
+  });
+
   it('reads the read replica settings on PostgreSQL only, with the database port and a 1000 ms lag by default', () => {
     expect(loadConfig([], { REPO_MAN_DB_JDBC: 'postgres' }).db.read).toBeUndefined();
     expect(loadConfig([], { REPO_MAN_DB_JDBC: 'postgres', REPO_MAN_DB_PORT: '5000', REPO_MAN_DB_READ_HOST: 'replicas' }).db.read).toEqual({ host: 'replicas', port: 5000, maxLagMs: 1000 });

@@ -44,7 +44,7 @@ export const EXCHANGED_SCOPES = ['publish', 'promote'] as const;
 
 /** An environment's name, as promotion names it. */
 
-/** An issuer: an https URL (http only on the networks --repoadmin_oidc_allow_networks names, checked by the server), without a trailing slash. */
+/** An issuer: an https URL (http only on the networks --repoadmin_oidc_allow_networks names, checked by the server), exactly as its tokens' `iss` writes it. */
 const IssuerUrl = z
   .string()
   .max(ISSUER_MAX, `at most ${ISSUER_MAX} characters`)
@@ -55,8 +55,7 @@ const IssuerUrl = z
     } catch {
       return false;
     }
-  }, 'must be an https URL without user, query or fragment, e.g. https://token.actions.githubusercontent.com')
-  .transform((s) => s.replace(/\/+$/, ''));
+  }, 'must be an https URL without user, query or fragment, e.g. https://token.actions.githubusercontent.com');
 
 const ClaimName = z.string().min(1, 'must not be empty').max(CLAIM_NAME_MAX, `at most ${CLAIM_NAME_MAX} characters`).regex(/^[A-Za-z0-9_.:-]+$/, 'only letters, digits and _ . : -');
 /** An exact value, or a glob where `*` stands for any characters (`\*` is a literal asterisk). */
@@ -70,7 +69,7 @@ export const Jwks = z
 export type Jwks = z.infer<typeof Jwks>;
 
 const publisherFields = {
-  /** An https URL; github and gitlab default to their public issuer; jenkins and generic must name one. */
+  /** An https URL, exactly as the tokens' `iss` writes it; github and gitlab default to their public issuer; jenkins and generic must name one. */
   issuer: IssuerUrl.optional(),
   /** What the ID token's `aud` must contain; default: the server's --repoadmin_oidc_audience. */
   audience: text(AUDIENCE_MAX).optional(),

@@ -155,7 +155,7 @@ export function localKeys(sets: JSONWebKeySet[]): { keys: KeyLookup; kids: Set<s
 }
 
 async function discover(cache: IssuerKeyCache, issuer: string, allowNetworks: string[], now: number): Promise<CachedKeys> {
-  const { body: configuration } = await fetchJson(issuer, `${issuer}/.well-known/openid-configuration`, allowNetworks);
+  const { body: configuration } = await fetchJson(issuer, `${issuer.replace(/\/$/, '')}/.well-known/openid-configuration`, allowNetworks);
   const document = configuration as { issuer?: unknown; jwks_uri?: unknown } | null;
   if (typeof document !== 'object' || document === null || typeof document.jwks_uri !== 'string') {
     throw issuerUnavailable(issuer, 'its openid-configuration names no jwks_uri');

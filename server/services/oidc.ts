@@ -87,7 +87,7 @@ function repositoryUrlOf(publisher: StoredPublisher, claims: JWTPayload): string
   }
   if (publisher.provider === 'gitlab') {
     const path = claimText(claims.project_path);
-    return path ? `${publisher.issuer}/${path}` : null;
+    return path ? `${publisher.issuer.replace(/\/$/, '')}/${path}` : null;
   }
   return null;
 }
@@ -121,7 +121,7 @@ export function provenanceOf(publisher: StoredPublisher, claims: JWTPayload, ref
         sha: c('sha'),
         workflow: c('ci_config_ref_uri'),
         runId: pipeline,
-        runUrl: path && pipeline ? `${publisher.issuer}/${path}/-/pipelines/${pipeline}` : null,
+        runUrl: path && pipeline ? `${publisher.issuer.replace(/\/$/, '')}/${path}/-/pipelines/${pipeline}` : null,
         environment: c('environment'),
       };
     }

@@ -259,6 +259,16 @@ describe.each(dbKinds())('trusted publishing on %s', (kind) => {
       expect(offline.jwksFetches()).toBe(0);
     });
 
+    it('an issuer whose iss ends with a slash is taken as written', async () => {
+      const slashed = await newIssuer();
+      const iss = `${slashed.issuer}/`;
+      slashed.discoveryIssuer = iss;
+      await addPublisher({ projectName: 'slashed', provider: 'generic', issuer: iss, claims: { sub: 'bot' } });
+      const now = Math.floor(Date.now() / 1000);
+      const body = await exchangeOk(await slashed.sign({ iss, aud: 'repoadmin', sub: 'bot', ref: 'main', iat: now, exp: now + 60, jti: 'slash-1' }));
+      expect(body).toMatchObject({ projectName: 'slashed', branch: 'main' });
+    });
+
     it('without projectName, publishers of two projects matching is 409 naming them', async () => {
       await addPublisher({ projectName: 'octo-mirror', provider: 'github', issuer: gh.issuer, claims: { repository: 'octo-org/mirror' } });
       await addPublisher({ projectName: 'octo-mirror-2', provider: 'github', issuer: gh.issuer, claims: { repository: 'octo-org/mirror' } });
