@@ -125,6 +125,26 @@ export async function loadHttpInterleaved(baseUrl: string, requests: HttpRequest
   return tallies.map(measurementOf);
 }
 
+/**
+ * Named requests measured in turns (loadHttpInterleaved) at each number of connections, as a
+ * Markdown table: request, connections, answers a second, p50 and p99, errors.
+ */
+export async function turnsTable(
+  baseUrl: string,
+  requests: [string, HttpRequest][],
+  connectionsList: number[],
+  options: Omit<LoadOptions, 'connections'>,
+): Promise<string> {
+  const lines = ['| request | c | answers/s | p50 ms | p99 ms | errors |', '|---|---|---|---|---|---|'];
+  for (const connections of connectionsList) {
+    const measured = await loadHttpInterleaved(baseUrl, requests.map(([, r]) => r), { ...options, connections });
+    measured.forEach((m, i) => {
+      lines.push(`| ${requests[i]![0]} | ${connections} | ${Math.round(m.perSecond)} | ${m.p50Ms.toFixed(2)} | ${m.p99Ms.toFixed(2)} | ${m.errors}${m.firstError ? ` (${m.firstError})` : ''} |`);
+    });
+  }
+  return lines.join('\n');
+}
+
 async function loop(once: (i: number) => Promise<unknown>, connections: number, seconds: number, histogram = createHistogram()): Promise<Measurement> {
   let ok = 0;
   let errors = 0;

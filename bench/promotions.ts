@@ -10,7 +10,7 @@ import pg from 'pg';
 import type { ServerConfig } from '../server/config.js';
 import { MEMORY, migrateLatest, openDatabase } from '../server/db/connect.js';
 import { ARTIFACTS, keyOf, publishedRecord } from './dataset.js';
-import { type HttpRequest, type Measurement, loadHttpInterleaved } from './load.js';
+import { type HttpRequest, turnsTable } from './load.js';
 import { call, killChildren, startServer } from './processes.js';
 import { seedVersions } from './seed.js';
 
@@ -118,18 +118,8 @@ async function main(): Promise<void> {
           },
         ],
       ];
-      const lines = [`| request | c | answers/s | p50 ms | p99 ms | errors |`, `|---|---|---|---|---|---|`];
-      for (const connections of connectionsList) {
-        const measured: Measurement[] = await loadHttpInterleaved(server.url, requests.map(([, r]) => r), {
-          connections,
-          seconds: Number(values.seconds),
-          warmupSeconds: Number(values.warmup),
-        });
-        measured.forEach((m, i) => {
-          lines.push(`| ${requests[i]![0]} | ${connections} | ${Math.round(m.perSecond)} | ${m.p50Ms.toFixed(2)} | ${m.p99Ms.toFixed(2)} | ${m.errors}${m.firstError ? ` (${m.firstError})` : ''} |`);
-        });
-      }
-      process.stdout.write(`PostgreSQL, ${records.toLocaleString('en')} records, ${latest.length} versions current in prod\n\n${lines.join('\n')}\n`);
+      const table = await turnsTable(server.url, requests, connectionsList, { seconds: Number(values.seconds), warmupSeconds: Number(values.warmup) });
+      process.stdout.write(`PostgreSQL, ${records.toLocaleString('en')} records, ${latest.length} versions current in prod\n\n${table}\n`);
     } finally {
       await server.stop();
     }

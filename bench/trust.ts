@@ -11,7 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { githubClaims, startIssuer } from '../test/helpers/oidc-issuer.js';
-import { type HttpRequest, type Measurement, loadHttpInterleaved } from './load.js';
+import { type HttpRequest, turnsTable } from './load.js';
 import { call, killChildren, startServer } from './processes.js';
 
 const ADMIN_PASSWORD = `bench-${randomBytes(9).toString('base64url')}`;
@@ -88,18 +88,8 @@ async function main(): Promise<void> {
         ['publish through a project token', { method: 'POST', path: '/v1/repositories', headers: { authorization: `Bearer ${projectToken}` }, body: (i) => record('plain', i) }],
         ['publish through an exchanged token', { method: 'POST', path: '/v1/repositories', headers: { authorization: `Bearer ${exchanged}` }, body: (i) => record('verified', i) }],
       ];
-      const lines = ['| request | c | answers/s | p50 ms | p99 ms | errors |', '|---|---|---|---|---|---|'];
-      for (const connections of connectionsList) {
-        const measured: Measurement[] = await loadHttpInterleaved(server.url, requests.map(([, r]) => r), {
-          connections,
-          seconds: Number(values.seconds),
-          warmupSeconds: Number(values.warmup),
-        });
-        measured.forEach((m, i) => {
-          lines.push(`| ${requests[i]![0]} | ${connections} | ${Math.round(m.perSecond)} | ${m.p50Ms.toFixed(2)} | ${m.p99Ms.toFixed(2)} | ${m.errors}${m.firstError ? ` (${m.firstError})` : ''} |`);
-        });
-      }
-      process.stdout.write(`PostgreSQL, ${next} ID tokens exchanged, the JWK Set fetched ${issuer.jwksFetches()} time(s) in all\n\n${lines.join('\n')}\n`);
+      const table = await turnsTable(server.url, requests, connectionsList, { seconds: Number(values.seconds), warmupSeconds: Number(values.warmup) });
+      process.stdout.write(`PostgreSQL, ${next} ID tokens exchanged, the JWK Set fetched ${issuer.jwksFetches()} time(s) in all\n\n${table}\n`);
     } finally {
       await server.stop();
     }
