@@ -5,6 +5,7 @@ import { stringify } from 'yaml';
 import '../common/schemas/index.js';
 import { VERSION } from '../common/version.js';
 import type { Endpoint } from './http/endpoint.js';
+import { refusals } from './services/access.js';
 
 type Json = Record<string, unknown>;
 
@@ -49,6 +50,19 @@ function security(endpoint: Endpoint): Json[] {
   return [{ bearer: [] }];
 }
 
+/**
+ * The endpoint's answers with its 401 and 403 derived from its access rule (server/services/access.ts,
+ * `refusals`). Only a public endpoint states its own: there they are the handler's verdict on what
+ * the body proves (a password, an ID token), not an access rule.
+ */
+function answers(endpoint: Endpoint): Endpoint['responses'] {
+  if (endpoint.access === 'public') return endpoint.responses;
+  const stated = [401, 403].filter((status) => status in endpoint.responses);
+  if (stated.length > 0) throw new Error(`${endpoint.method} ${endpoint.path} states its own ${stated.join(' and ')}: they derive from its access rule`);
+  const derived = Object.entries(refusals(endpoint.access)).map(([status, description]) => [status, { description }] as const);
+  return Object.fromEntries([...Object.entries(endpoint.responses), ...derived].sort(([a], [b]) => Number(a) - Number(b)));
+}
+
 function operation(endpoint: Endpoint): Json {
   const parameters: Json[] = [
     ...fieldsOf(endpoint.params).map(([name, field]) => ({ name, in: 'path', required: true, schema: schemaOf(field) })),
@@ -56,7 +70,7 @@ function operation(endpoint: Endpoint): Json {
       fieldsOf(endpoint.query).map(([name, field, required]) => ({ name, in: 'query', ...(required ? { required } : {}), schema: schemaOf(field) }))),
   ];
   const responses: Json = {};
-  for (const [status, response] of Object.entries(endpoint.responses)) {
+  for (const [status, response] of Object.entries(answers(endpoint))) {
     let content: Json | undefined;
     if (response.contentType) content = { [response.contentType]: { schema: { type: 'string' } } };
     else if (response.schema) content = { 'application/json': { schema: schemaOf(response.schema) } };

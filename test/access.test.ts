@@ -6,8 +6,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
+import { endpoint } from '../server/http/endpoint.js';
+import { openApiDocument } from '../server/openapi.js';
 import { ENDPOINTS } from '../server/routes/index.js';
-import { describeAccess } from '../server/services/access.js';
+import { describeAccess, refusals } from '../server/services/access.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const SERVICES = path.join(ROOT, 'server', 'services');
@@ -48,6 +50,36 @@ describe('access', () => {
     const table = doc.slice(start + BEGIN.length, end).trim();
     expect(table, 'docs/api.md\'s access table, regenerated: the expected value below').toBe(accessTable());
     expect(ENDPOINTS.length).toBeGreaterThan(30);
+  });
+
+  it("gives each endpoint the 401 and 403 of its rule in the API description, from the rule alone", () => {
+    const document = openApiDocument(ENDPOINTS) as { paths: Record<string, Record<string, { responses: Record<string, { description: string }> }>> };
+    for (const declared of ENDPOINTS) {
+      if (declared.access === 'public') continue;
+      const answers = document.paths[declared.path.replace(/:(\w+)/g, '{$1}')]![declared.method.toLowerCase()]!.responses;
+      const { 401: unauthorized, 403: forbidden } = refusals(declared.access);
+      expect(answers['401']?.description, `${declared.method} ${declared.path}`).toBe(unauthorized);
+      expect(answers['403']?.description, `${declared.method} ${declared.path}`).toBe(forbidden);
+    }
+    const rule = { role: 'ROLE_ADMIN', scope: 'delete', purpose: 'p', owner: 'project' } as const;
+    expect(refusals(rule)[403]).toBe(
+      "Not an administrator, a project token without the scope delete, another project's record (not an administrator), or a user who must change the initial password first",
+    );
+    expect(refusals({ purpose: 'p', allowWhileMustChange: () => true })[403]).toBe('A project token');
+    expect(refusals('reader')[403]).toBeUndefined();
+  });
+
+  it('refuses an endpoint that states its own 401 or 403 beside its rule', () => {
+    const stated = endpoint({
+      method: 'GET',
+      path: '/v1/example',
+      summary: 'x',
+      tags: ['x'],
+      access: { purpose: 'p' },
+      responses: { 200: { description: 'ok' }, 403: { description: 'written by hand' } },
+      handler: async () => ({}),
+    });
+    expect(() => openApiDocument([stated])).toThrow('GET /v1/example states its own 403: they derive from its access rule');
   });
 
   it('finds a role read, a scope read and a project comparison (so the check below can fail)', () => {

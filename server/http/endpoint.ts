@@ -23,6 +23,9 @@ export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
  *   `checkedByHandler` hands the handler the signed credential instead of the actor: the handler's
  *   one statement checks what the database knows of it (publishing).
  */
+/** The rules that depend on what a request names, by name (server/services/access.ts, OWNER_RULES). */
+export type OwnerRule = 'project' | 'self' | 'environment' | 'events';
+
 export type Access =
   | 'public'
   | 'reader'
@@ -33,6 +36,13 @@ export type Access =
       purpose: string;
       allowWhileMustChange?: (request: { params: Record<string, string> }, actor: Actor) => boolean;
       checkedByHandler?: boolean;
+      /**
+       * The rule applied once the request's record, project, user or environment is known
+       * (server/services/access.ts, OWNER_RULES): a refusal under it is a 403 too.
+       */
+      owner?: OwnerRule;
+      /** A session token must be fresh, or the password sent again (server/services/access.ts, FRESH_LOGIN). */
+      freshLogin?: true;
     };
 
 export interface EndpointRequest<P, Q, B> {

@@ -1,9 +1,9 @@
 // What a caller may do: the role and scope rules and the "must change password" gate, applied to
 // the user a credential resolved to.
 import { AppError } from '../../common/errors.js';
-import { type TokenScope, scopeAllows, scopesAllowing } from '../../common/schemas/tokens.js';
+import { FRESH_LOGIN_SECONDS, type TokenScope, scopeAllows, scopesAllowing } from '../../common/schemas/tokens.js';
 import { type Role, sameUserId } from '../../common/schemas/users.js';
-import type { Access } from '../http/endpoint.js';
+import type { Access, OwnerRule } from '../http/endpoint.js';
 import type { Actor } from './context.js';
 
 /** What a project token cannot do on the user and token endpoints: they take a login. */
@@ -105,7 +105,52 @@ export function describeAccess(access: Access): string {
   const who = access.role === 'ROLE_ADMIN' ? 'administrators' : access.role ? `users of role ${access.role}` : 'users';
   const tokens = access.scope ? `project tokens with a scope including ${access.scope} (${scopesAllowing(access.scope).join(', ')})` : 'no project token';
   const mustChange = access.allowWhileMustChange ? '; also before the first password is changed' : '';
-  return `${who}; ${tokens}${mustChange}`;
+  const owner = access.owner ? `; ${OWNER_RULES[access.owner].allows}` : '';
+  return `${who}; ${tokens}${owner}${mustChange}`;
+}
+
+/**
+ * The rules a service applies once it knows what the request names: what each allows, and what a
+ * refusal under it is. An endpoint's declaration names the one it is under (`owner`), from which
+ * its API description and docs/api.md's table say so.
+ */
+export const OWNER_RULES: Record<OwnerRule, { allows: string; refused: string }> = {
+  // checkRecordChange, trashProject, checkVeto, and the publish statement's precondition (server/policy/publish.ts)
+  project: { allows: 'their own project only (administrators: any)', refused: "another project's record (not an administrator)" },
+  // tokenOwner, tokenListOwner, checkPasswordChange
+  self: { allows: "their own only (administrators: anyone's)", refused: 'another user (not an administrator)' },
+  // checkPromote
+  environment: {
+    allows: 'their own project; a protected environment only administrators and exchanged tokens whose publisher lists it',
+    refused: 'another project, or an environment the caller may not promote into (a protected one, or one an exchanged token does not list)',
+  },
+  // eventsProject
+  events: {
+    allows: "administrators all; project tokens their project's",
+    refused: 'a user who is not an administrator (others read events through a project token of their project)',
+  },
+};
+
+const sentence = (parts: string[]) =>
+  parts.length === 0 ? '' : (parts.length === 1 ? parts[0]! : `${parts.slice(0, -1).join(', ')}, or ${parts.at(-1)!}`).replace(/^./, (c) => c.toUpperCase());
+
+/**
+ * The 401 and 403 answers an endpoint gives under its rule, as the API description states them:
+ * derived from the declaration, never written per endpoint.
+ */
+export function refusals(access: Access): { 401?: string; 403?: string } {
+  if (access === 'public') return {};
+  if (access === 'reader') return { 401: 'No valid token, on a server whose search is not public' };
+  const unauthorized = access.freshLogin
+    ? `No valid token; or the session token is older than ${FRESH_LOGIN_SECONDS / 60} minutes and no password, or a wrong one, was sent (\`reason: fresh_login_required\`)`
+    : 'No valid token';
+  const forbidden = [
+    ...(access.role === 'ROLE_ADMIN' ? ['not an administrator'] : access.role ? [`not of the role ${access.role}`] : []),
+    access.scope ? `a project token without the scope ${access.scope}` : 'a project token',
+    ...(access.owner ? [OWNER_RULES[access.owner].refused] : []),
+    ...(access.allowWhileMustChange ? [] : ['a user who must change the initial password first']),
+  ];
+  return { 401: unauthorized, 403: sentence(forbidden) };
 }
 
 /** Whether the actor is an administrator acting through a login (not through a project token). */

@@ -14,8 +14,6 @@ export const auditEndpoints = [
     responses: {
       200: { description: 'A page of entries', schema: AuditPage },
       400: { description: 'Invalid filter' },
-      401: { description: 'No valid token' },
-      403: { description: 'Not an administrator' },
     },
     handler: async (req, services) => ({ body: await auditLog(services, req.query) }),
   }),

@@ -5,8 +5,8 @@ import { UidParams, VersionInformation, VetoRequest } from '../../../common/sche
 import { endpoint } from '../../http/endpoint.js';
 import { environments, liftVeto, promoteRecord, promotionHistory, setEnvironments, vetoRecord } from '../../services/environments.js';
 
-const PROMOTE = { scope: 'promote', purpose: 'promoting versions' } as const;
-const VETO = { scope: 'promote', purpose: 'vetoing versions' } as const;
+const PROMOTE = { scope: 'promote', purpose: 'promoting versions', owner: 'environment' } as const;
+const VETO = { scope: 'promote', purpose: 'vetoing versions', owner: 'project' } as const;
 
 export const environmentEndpoints = [
   endpoint({
@@ -21,8 +21,6 @@ export const environmentEndpoints = [
     responses: {
       200: { description: 'The list, with what is current in each', schema: EnvironmentList },
       400: { description: 'Invalid list: a name twice, requires not naming an earlier one, soakMinutes without requires' },
-      401: { description: 'No valid token' },
-      403: { description: 'Not an administrator' },
     },
     audit: { action: 'environments.changed', target: (req) => req.params.projectName },
     handler: async (req, services) => {
@@ -40,7 +38,6 @@ export const environmentEndpoints = [
     params: ProjectParams,
     responses: {
       200: { description: 'The list (empty when the project has none)', schema: EnvironmentList },
-      401: { description: 'A token is required on this server' },
     },
     handler: async (req, services) => ({ body: await environments(services, req.params.projectName) }),
   }),
@@ -58,8 +55,6 @@ export const environmentEndpoints = [
       200: { description: 'Current there already: nothing recorded; the promotion that made it current', schema: Promotion },
       201: { description: 'Promoted', schema: Promotion },
       400: { description: 'Invalid request' },
-      401: { description: 'No valid token' },
-      403: { description: 'Another project, a protected environment, or a token without the scope promote' },
       404: { description: 'No such record (or it is in the trash), or no such environment' },
       409: { description: 'A gate refused: requires, soak or veto' },
     },
@@ -84,7 +79,6 @@ export const environmentEndpoints = [
     responses: {
       200: { description: 'A page of promotions', schema: PromotionPage },
       400: { description: 'Invalid filter or paging' },
-      401: { description: 'A token is required on this server' },
     },
     handler: async (req, services) => ({ body: await promotionHistory(services, req.query) }),
   }),
@@ -100,8 +94,6 @@ export const environmentEndpoints = [
     responses: {
       200: { description: 'The record, with its veto', schema: VersionInformation },
       400: { description: 'Not a UUID, or no reason' },
-      401: { description: 'No valid token' },
-      403: { description: "Another project's record" },
       404: { description: 'No such record' },
     },
     audit: { action: 'version.vetoed', target: (req) => req.params.uid },
@@ -120,8 +112,6 @@ export const environmentEndpoints = [
     responses: {
       200: { description: 'The record, without a veto', schema: VersionInformation },
       400: { description: 'Not a UUID' },
-      401: { description: 'No valid token' },
-      403: { description: "Another project's record" },
       404: { description: 'No such record' },
     },
     audit: { action: 'version.veto_lifted', target: (req) => req.params.uid },

@@ -26,15 +26,13 @@ export const repositoryEndpoints = [
     summary: 'Store a version record (replaces the record of the same coordinates)',
     tags: ['repository'],
     // The publish statement checks what the database knows of the credential (server/services/versions.ts).
-    access: { scope: 'publish', purpose: 'publishing', checkedByHandler: true },
+    access: { scope: 'publish', purpose: 'publishing', checkedByHandler: true, owner: 'project' },
     idempotent: true,
     body: VersionRecord,
     responses: {
       200: { description: 'Replaced', schema: PublishResult },
       201: { description: 'Created', schema: PublishResult },
       400: { description: 'Invalid record' },
-      401: { description: 'No valid token' },
-      403: { description: 'Another project, or a project token of the scope read' },
     },
     audit: { action: 'version.published', target: (req) => coordinates(req.body) },
     count: (metrics, status) => {
@@ -67,7 +65,6 @@ export const repositoryEndpoints = [
     responses: {
       200: { description: 'Matches', schema: SearchResult },
       400: { description: 'Invalid filter or paging' },
-      401: { description: 'A token is required on this server' },
     },
     handler: async (req, services) => ({ body: await search(services, req.body, req.query) }),
   }),
@@ -100,14 +97,12 @@ export const repositoryEndpoints = [
     description:
       "Administrators; a ROLE_USER for its own project; project tokens of the scope delete. A key's latest record (and a record of an immutable version) needs force=true; the key's highest remaining version then becomes the latest.",
     tags: ['repository'],
-    access: { scope: 'delete', purpose: 'deleting a record' },
+    access: { scope: 'delete', purpose: 'deleting a record', owner: 'project' },
     params: UidParams,
     query: DeleteQuery,
     responses: {
       204: { description: 'In the trash' },
       400: { description: 'Not a UUID, or force is not true or false' },
-      401: { description: 'No valid token' },
-      403: { description: "Another project's record, or a project token without the scope delete" },
       404: { description: 'No such record' },
       409: { description: "The key's latest record, or an immutable version, without force=true" },
     },

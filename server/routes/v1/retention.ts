@@ -25,8 +25,6 @@ export const retentionEndpoints = [
     responses: {
       201: { description: 'Made', schema: RetentionPolicy },
       400: { description: 'Invalid rules' },
-      401: { description: 'No valid token' },
-      403: { description: 'Not an administrator' },
       409: { description: 'The name is taken, or enabled before a dry run' },
     },
     // Every retention entry names the policy by its id, as its target, and by its name, in its details.
@@ -44,8 +42,6 @@ export const retentionEndpoints = [
     access: ADMIN,
     responses: {
       200: { description: 'The policies', schema: RetentionPolicyList },
-      401: { description: 'No valid token' },
-      403: { description: 'Not an administrator' },
     },
     handler: async (_req, services) => ({ body: await policies(services) }),
   }),
@@ -59,8 +55,6 @@ export const retentionEndpoints = [
     responses: {
       200: { description: 'The policy', schema: RetentionPolicy },
       400: { description: 'Not a UUID' },
-      401: { description: 'No valid token' },
-      403: { description: 'Not an administrator' },
       404: { description: 'No such policy' },
     },
     handler: async (req, services) => ({ body: await policy(services, req.params.id) }),
@@ -77,8 +71,6 @@ export const retentionEndpoints = [
     responses: {
       200: { description: 'The policy as changed', schema: RetentionPolicy },
       400: { description: 'Invalid rules' },
-      401: { description: 'No valid token' },
-      403: { description: 'Not an administrator' },
       404: { description: 'No such policy' },
       409: { description: 'Enabled before a dry run of its rules, or the name is taken' },
     },
@@ -98,8 +90,6 @@ export const retentionEndpoints = [
     responses: {
       204: { description: 'Removed' },
       400: { description: 'Not a UUID' },
-      401: { description: 'No valid token' },
-      403: { description: 'Not an administrator' },
       404: { description: 'No such policy' },
     },
     audit: { action: 'retention.policy_deleted', target: (req) => req.params.id },
@@ -120,8 +110,6 @@ export const retentionEndpoints = [
     responses: {
       200: { description: 'What was deleted, or would be', schema: RetentionRunResult },
       400: { description: 'Not a UUID, or dryRun is not true or false' },
-      401: { description: 'No valid token' },
-      403: { description: 'Not an administrator' },
       404: { description: 'No such policy' },
       409: { description: 'A run without a dry run of the current rules' },
     },

@@ -17,7 +17,6 @@ import { exchangeIdToken } from '../../services/oidc.js';
 import { changePublisher, createPublisher, getPublisher, listTrustedPublishers, removePublisher } from '../../services/trust.js';
 
 const ADMIN = { role: 'ROLE_ADMIN', purpose: 'manage trusted publishers' } as const;
-const refused = { 401: { description: 'No valid token' }, 403: { description: 'Not an administrator, or a project token' } };
 const missing = { 404: { description: 'No such trusted publisher' } };
 const details = (p: TrustedPublisher) => ({ id: p.id, projectName: p.projectName, provider: p.provider, issuer: p.issuer });
 
@@ -35,8 +34,7 @@ export const trustEndpoints = [
     responses: {
       201: { description: 'Made', schema: TrustedPublisher },
       400: { description: 'Invalid: nothing pinned, an issuer the server may not use, a private key in jwks' },
-      ...refused,
-    },
+      },
     audit: { action: 'trusted_publisher.created', target: (req) => req.body.projectName },
     handler: async (req, services) => {
       const made = await createPublisher(services, req.body);
@@ -50,7 +48,7 @@ export const trustEndpoints = [
     tags: ['trusted publishing'],
     access: ADMIN,
     query: TrustedPublisherListQuery,
-    responses: { 200: { description: 'By project, then creation', schema: TrustedPublisherList }, 400: { description: 'Invalid query' }, ...refused },
+    responses: { 200: { description: 'By project, then creation', schema: TrustedPublisherList }, 400: { description: 'Invalid query' } },
     handler: async (req, services) => ({ body: { publishers: await listTrustedPublishers(services, req.query.projectName) } }),
   }),
   endpoint({
@@ -60,7 +58,7 @@ export const trustEndpoints = [
     tags: ['trusted publishing'],
     access: ADMIN,
     params: TrustedPublisherIdParams,
-    responses: { 200: { description: 'The publisher', schema: TrustedPublisher }, 400: { description: 'Not a UUID' }, ...refused, ...missing },
+    responses: { 200: { description: 'The publisher', schema: TrustedPublisher }, 400: { description: 'Not a UUID' }, ...missing },
     handler: async (req, services) => ({ body: await getPublisher(services, req.params.id) }),
   }),
   endpoint({
@@ -71,7 +69,7 @@ export const trustEndpoints = [
     access: ADMIN,
     params: TrustedPublisherIdParams,
     body: TrustedPublisherUpdateRequest,
-    responses: { 200: { description: 'Changed', schema: TrustedPublisher }, 400: { description: 'Invalid, as for POST' }, ...refused, ...missing },
+    responses: { 200: { description: 'Changed', schema: TrustedPublisher }, 400: { description: 'Invalid, as for POST' }, ...missing },
     audit: { action: 'trusted_publisher.changed', target: (req) => req.params.id },
     handler: async (req, services) => {
       const changed = await changePublisher(services, req.params.id, req.body);
@@ -85,7 +83,7 @@ export const trustEndpoints = [
     tags: ['trusted publishing'],
     access: ADMIN,
     params: TrustedPublisherIdParams,
-    responses: { 204: { description: 'Removed' }, 400: { description: 'Not a UUID' }, ...refused, ...missing },
+    responses: { 204: { description: 'Removed' }, 400: { description: 'Not a UUID' }, ...missing },
     audit: { action: 'trusted_publisher.deleted', target: (req) => req.params.id },
     handler: async (req, services) => {
       const { publisher, revoked } = await removePublisher(services, req.params.id);

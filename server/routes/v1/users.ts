@@ -25,8 +25,6 @@ export const userEndpoints = [
     responses: {
       201: { description: 'Created', schema: UserResult },
       400: { description: 'Invalid request; the body has valid: false' },
-      401: { description: 'No valid token' },
-      403: { description: 'Not an administrator, or a project token' },
       409: { description: 'The user name is taken; the body has valid: false' },
     },
     errorFields: userResult,
@@ -39,7 +37,7 @@ export const userEndpoints = [
     summary: 'List users (administrators)',
     tags: ['user'],
     access: { role: 'ROLE_ADMIN', purpose: ACCOUNTS },
-    responses: { 200: { description: 'All users', schema: UserList }, 401: { description: 'No valid token' }, 403: { description: 'Not an administrator, or a project token' } },
+    responses: { 200: { description: 'All users', schema: UserList } },
     handler: async (_req, services) => ({ body: { users: await listUsers(services) } }),
   }),
   endpoint({
@@ -49,7 +47,7 @@ export const userEndpoints = [
     tags: ['user'],
     // Who am I works while the password must still be changed: it is how a client learns that it must.
     access: { scope: 'read', purpose: 'reading who the caller is', allowWhileMustChange: () => true },
-    responses: { 200: { description: 'The user', schema: Me }, 401: { description: 'No valid token' } },
+    responses: { 200: { description: 'The user', schema: Me } },
     handler: (req) => ({ body: me(req.actor!) }),
   }),
   endpoint({
@@ -57,14 +55,12 @@ export const userEndpoints = [
     path: '/v1/users/{userId}/password',
     summary: 'Change a password (own, or any for administrators); revokes earlier tokens',
     tags: ['user'],
-    access: { purpose: ACCOUNTS, allowWhileMustChange: (req, actor) => sameUserId(req.params.userId, actor.userId) },
+    access: { purpose: ACCOUNTS, owner: 'self', allowWhileMustChange: (req, actor) => sameUserId(req.params.userId, actor.userId) },
     params: UserIdParams,
     body: PasswordChangeRequest,
     responses: {
       200: { description: 'Changed; own changes carry a fresh token', schema: UserResult },
       400: { description: 'Invalid password or id' },
-      401: { description: 'No valid token' },
-      403: { description: 'Not allowed (another user, or a project token)' },
       404: { description: 'No such user' },
     },
     errorFields: userResult,
@@ -80,8 +76,6 @@ export const userEndpoints = [
     params: UserIdParams,
     responses: {
       204: { description: 'Deleted' },
-      401: { description: 'No valid token' },
-      403: { description: 'Not an administrator, or a project token' },
       404: { description: 'No such user' },
       409: { description: 'The last administrator' },
     },

@@ -26,7 +26,6 @@ import {
 } from '../../services/webhooks.js';
 
 const ADMIN = { role: 'ROLE_ADMIN', purpose: 'manage webhooks' } as const;
-const refused = { 401: { description: 'No valid token' }, 403: { description: 'Not an administrator' } };
 const missing = { 404: { description: 'No such webhook' } };
 
 export const webhookEndpoints = [
@@ -37,7 +36,7 @@ export const webhookEndpoints = [
     tags: ['webhooks'],
     access: ADMIN,
     body: WebhookCreateRequest,
-    responses: { 201: { description: 'Added', schema: WebhookCreated }, 400: { description: 'Invalid, or an address webhooks may not reach' }, ...refused },
+    responses: { 201: { description: 'Added', schema: WebhookCreated }, 400: { description: 'Invalid, or an address webhooks may not reach' } },
     audit: { action: 'webhook.created' },
     handler: async (req, services) => {
       const created = await createWebhook(services, req.body);
@@ -50,7 +49,7 @@ export const webhookEndpoints = [
     summary: 'The webhooks (never their secrets)',
     tags: ['webhooks'],
     access: ADMIN,
-    responses: { 200: { description: 'The webhooks', schema: WebhookList }, ...refused },
+    responses: { 200: { description: 'The webhooks', schema: WebhookList } },
     handler: async (_req, services) => ({ body: await webhooks(services) }),
   }),
   endpoint({
@@ -60,7 +59,7 @@ export const webhookEndpoints = [
     tags: ['webhooks'],
     access: ADMIN,
     params: WebhookIdParams,
-    responses: { 200: { description: 'The webhook', schema: Webhook }, ...refused, ...missing },
+    responses: { 200: { description: 'The webhook', schema: Webhook }, ...missing },
     handler: async (req, services) => ({ body: await webhook(services, req.params.id) }),
   }),
   endpoint({
@@ -71,7 +70,7 @@ export const webhookEndpoints = [
     access: ADMIN,
     params: WebhookIdParams,
     body: WebhookUpdateRequest,
-    responses: { 200: { description: 'Changed', schema: Webhook }, 400: { description: 'Invalid' }, ...refused, ...missing },
+    responses: { 200: { description: 'Changed', schema: Webhook }, 400: { description: 'Invalid' }, ...missing },
     audit: { action: 'webhook.changed', target: (req) => req.params.id },
     handler: async (req, services) => ({ body: await changeWebhook(services, req.params.id, req.body), audit: { details: { changed: req.body } } }),
   }),
@@ -82,7 +81,7 @@ export const webhookEndpoints = [
     tags: ['webhooks'],
     access: ADMIN,
     params: WebhookIdParams,
-    responses: { 204: { description: 'Removed' }, ...refused, ...missing },
+    responses: { 204: { description: 'Removed' }, ...missing },
     audit: { action: 'webhook.deleted', target: (req) => req.params.id },
     handler: async (req, services) => {
       const removed = await removeWebhook(services, req.params.id);
@@ -96,7 +95,7 @@ export const webhookEndpoints = [
     tags: ['webhooks'],
     access: ADMIN,
     params: WebhookIdParams,
-    responses: { 200: { description: 'The new secret, shown once', schema: SecretRotated }, ...refused, ...missing },
+    responses: { 200: { description: 'The new secret, shown once', schema: SecretRotated }, ...missing },
     audit: { action: 'webhook.changed', target: (req) => req.params.id },
     handler: async (req, services) => {
       const rotated = await rotateSecret(services, req.params.id);
@@ -111,7 +110,7 @@ export const webhookEndpoints = [
     tags: ['webhooks'],
     access: ADMIN,
     params: WebhookIdParams,
-    responses: { 200: { description: 'What the receiver answered', schema: PingResult }, ...refused, ...missing },
+    responses: { 200: { description: 'What the receiver answered', schema: PingResult }, ...missing },
     handler: async (req, services) => ({ body: await ping(services, req.params.id) }),
   }),
   endpoint({
@@ -122,7 +121,7 @@ export const webhookEndpoints = [
     access: ADMIN,
     params: WebhookIdParams,
     query: DeliveriesQuery,
-    responses: { 200: { description: 'A page of deliveries', schema: DeliveryList }, 400: { description: 'Invalid filter' }, ...refused, ...missing },
+    responses: { 200: { description: 'A page of deliveries', schema: DeliveryList }, 400: { description: 'Invalid filter' }, ...missing },
     handler: async (req, services) => ({ body: await deliveries(services, req.params.id, req.query) }),
   }),
   endpoint({
@@ -132,7 +131,7 @@ export const webhookEndpoints = [
     tags: ['webhooks'],
     access: ADMIN,
     params: DeliveryIdParams,
-    responses: { 202: { description: 'Queued' }, ...refused, 404: { description: 'No such webhook or delivery' } },
+    responses: { 202: { description: 'Queued' }, 404: { description: 'No such webhook or delivery' } },
     audit: { action: 'webhook.changed', target: (req) => req.params.id },
     handler: async (req, services) => {
       await redeliver(services, req.params.id, req.params.deliveryId);
