@@ -39,6 +39,13 @@ export const MODULES = {
     ],
     tests: ['test/server/publish-check.test.ts', 'test/server/repositories.test.ts', 'test/server/boundaries.test.ts', 'test/trash/immutable.test.ts', 'server/db/publish.test.ts'],
   },
+  compare: {
+    name: 'the jobs compare',
+    // How a live config.xml is compared with the file's: the comparison and its diff, the
+    // normalisation both sides go through (Jenkins' re-serialised reads), and how item names compare.
+    mutate: ['cli/jenkins/compare.ts', 'cli/jenkins/normalize.ts', 'cli/jenkins/names.ts:63-78'],
+    tests: ['cli/jenkins/compare.test.ts', 'cli/jenkins/normalize.test.ts', 'cli/jenkins/names.test.ts', 'cli/jenkins/merge.test.ts', 'cli/jenkins/xml.test.ts'],
+  },
   jobs: {
     name: 'jobs planning and comparison',
     // names.ts: only itemKey and foldChar, how the plan compares item names.

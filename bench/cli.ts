@@ -9,7 +9,7 @@
 // Reading the figures: ky builds a `globalThis.Request` (its module even probes one on load), and on
 // Node 20 the first touch of Request, Response or Headers loads undici's whole bundle: the
 // `new Request()` line. So search and publish cannot go below a bare start plus that line plus the
-// `node:http request` line (the CLI's fetch, cli/api/node-fetch.ts) plus the CLI's own code: the
+// `node:http request` line (the CLI's fetch, cli/node-fetch.ts) plus the CLI's own code: the
 // `floor` row runs just that (CommonJS, like bin/repoadmin and dist/repoadmin.cjs), interleaved
 // like the rest, and is the least search and publish can cost while the CLI speaks HTTP through ky.
 // The `http only` row is one node:http request and nothing else: what any command that asks the

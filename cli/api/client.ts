@@ -27,7 +27,7 @@ import type {
   WebhookCreated,
   WebhookList,
 } from '../../common/schemas/webhooks.js';
-import { createHttp, DEFAULT_TIMEOUT_MS, type Http, type HttpRequest, POSITION_HEADER } from './http.js';
+import { createHttp, DEFAULT_TIMEOUT_MS, type Http, type HttpRequest, POSITION_HEADER } from '../http.js';
 import { requestGithubIdToken } from './id-token.js';
 import { resolveCredentials, resolveUrl, storedToken, whyRejected, type Credentials, type CredentialsHint, type SessionContext } from './session.js';
 

@@ -7,7 +7,7 @@ import type { OidcExchanged, OidcExchangeRequest } from '../../common/schemas/tr
 import type { Role } from '../../common/schemas/users.js';
 import type { ConfigStore } from '../config/store.js';
 import { normalizeUrl } from '../config/url.js';
-import { maskToken } from './http.js';
+import { maskToken } from '../http.js';
 import { describeSource, idTokenSource, type IdTokenSource } from './id-token.js';
 
 /** The global options that choose the server and the token: --url and --token. */
