@@ -294,7 +294,13 @@ describe.skipIf(skip)(skip ? `package page (skipped: ${browserState.reason})` : 
     // Clicking the defused links does nothing either.
     await markdown.getByText('click me').click();
     await markdown.getByText('raw link').click();
-    await page.waitForTimeout(500);
+    // Whatever the clicks or the images could run has had its turn: every image of the description
+    // has loaded or failed (an onerror would run then), and a task queued after the clicks has run.
+    await page.evaluate(async () => {
+      const images = [...document.querySelectorAll<HTMLImageElement>('.detail .markdown img')];
+      await Promise.all(images.map((image) => (image.complete ? undefined : new Promise((done) => ['load', 'error'].forEach((e) => image.addEventListener(e, done, { once: true }))))));
+      await new Promise((done) => setTimeout(done, 0));
+    });
 
     const found = await page.evaluate(() => {
       const handlers: string[] = [];
@@ -352,7 +358,12 @@ describe.skipIf(skip)(skip ? `package page (skipped: ${browserState.reason})` : 
       ['phone', PHONE],
     ] as const) {
       const { page } = await visit('', options);
-      await page.waitForTimeout(1000);
+      // The records are shown (visit waits for that) and the fonts are in; layout shifts are
+      // reported after the frame they happen in: wait for two frames to pass.
+      await page.evaluate(async () => {
+        await document.fonts.ready;
+        await new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)));
+      });
       expect(await page.evaluate(() => window.__cls), name).toBe(0);
       await page.screenshot({ path: path.join(OUTPUT, `page-${name}.png`) });
       const web = seed('web-ui', '4.2.0');
