@@ -153,13 +153,11 @@ export async function restoreVersion(db: Knex, uid: string, allow: (record: Stor
       }
       const current = await trx('versions').select('id', 'version', 'version_key').where({ ...keyOf(row), latest_version: true }).first();
       const takesLatest = record.latestVersion && (!current || String(current.version_key) < String(row.version_key));
-      // The flag taken from the current latest is the first half of one move to the restored record,
-      // and the insert is a restore, not a publish (migration 20261125100000_events).
+      // The flag taken from the current latest is the first half of one move to the restored record
+      // (the dialect's clearLatest marks it so), and the insert is a restore, not a publish
+      // (migration 20261125100000_events).
       try {
-        if (current && takesLatest) {
-          await markVersionChange(trx, 'latest');
-          await trx('versions').where({ id: current.id }).update({ latest_version: false, updated_at: trx.fn.now(3) });
-        }
+        if (current && takesLatest) await dialectOf(trx).clearLatest(trx, publishKey(record));
         await markVersionChange(trx, 'restore');
         const copy = Object.fromEntries(RECORD_COLUMNS.map((c) => [c, row[c]]));
         await trx('versions').insert({ ...copy, latest_version: takesLatest, updated_at: trx.fn.now(3) });
