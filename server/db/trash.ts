@@ -151,7 +151,7 @@ export async function restoreVersion(db: Knex, uid: string, allow: (record: Stor
       if (taken) {
         throw new AppError('conflict', `${describe(record)} was published again since it was deleted (uid ${String(taken.uid)}): it cannot be restored`);
       }
-      const current = await trx('versions').select('id', 'version', 'version_key').where({ ...keyOf(row), latest_version: true }).first();
+      const current = await trx('versions').select('version', 'version_key').where({ ...keyOf(row), latest_version: true }).first();
       const takesLatest = record.latestVersion && (!current || String(current.version_key) < String(row.version_key));
       // The flag taken from the current latest is the first half of one move to the restored record
       // (the dialect's clearLatest marks it so), and the insert is a restore, not a publish

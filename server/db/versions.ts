@@ -390,8 +390,9 @@ export async function setVeto(
 /**
  * Moves these versions rows (read with `id` and RECORD_COLUMNS) to the trash: copies them into
  * versions_trash, deleted at `now` by `deletedBy`, and deletes them from versions. The one move of
- * records to the trash, for a delete (./trash.ts) and a retention run (./retention.ts); each caller
- * holds the key's lock and the rows' locks, and marks what the change is for the event triggers.
+ * records to the trash, for a delete (./trash.ts) and a retention run (./retention.ts). Each caller
+ * holds the key's lock and the rows' locks, and a delete that is half of a latest move marks it so
+ * for the event triggers (./trash.ts); otherwise each row's delete is a `version.deleted` event.
  */
 export async function moveToTrash(trx: Knex.Transaction, rows: Record<string, unknown>[], deletedBy: string, now: Date): Promise<void> {
   if (rows.length === 0) return;
