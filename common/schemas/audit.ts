@@ -1,6 +1,6 @@
 // The audit log: who did what, from where, with what outcome (docs/webhooks.md, "Audit log").
 import * as z from 'zod';
-import { NO_NUL, NO_NUL_MESSAGE, offsetDateTime } from './common.js';
+import { NO_NUL, NO_NUL_MESSAGE, PageInfo, offsetDateTime } from './common.js';
 
 export const AUDIT_ACTIONS = [
   'login', 'user.created', 'user.password_changed', 'user.deleted', 'token.created', 'token.revoked',
@@ -43,7 +43,7 @@ export type AuditEntry = z.infer<typeof AuditEntry>;
 export const AuditPage = z
   .object({
     entries: z.array(AuditEntry),
-    page: z.object({ totalElements: z.number().int(), totalPages: z.number().int(), currentPage: z.number().int(), numberOfElements: z.number().int() }),
+    page: PageInfo,
   })
   .meta({ id: 'AuditPage' });
 export type AuditPage = z.infer<typeof AuditPage>;

@@ -50,3 +50,8 @@ export const PageInfo = z.object({
   numberOfElements: z.number().int(),
 });
 export type PageInfo = z.infer<typeof PageInfo>;
+
+/** The paging fields of the page `request` asked for, of `total` matches, holding `numberOfElements`: every paged answer's. */
+export function pageInfo(total: number, request: { page: number; size: number }, numberOfElements: number): PageInfo {
+  return { totalElements: total, totalPages: Math.ceil(total / request.size), currentPage: request.page, numberOfElements };
+}

@@ -1,7 +1,7 @@
 // Version records: what a pipeline publishes, how it is searched, what comes back.
 import * as z from 'zod';
 import { CREATION_YEAR_MAX, CREATION_YEAR_MIN } from '../dates.js';
-import { LooseBoolean, NO_NUL, NO_NUL_MESSAGE, Timestamp, Uuid, offsetDateTime, text } from './common.js';
+import { LooseBoolean, NO_NUL, NO_NUL_MESSAGE, PageInfo, Timestamp, Uuid, offsetDateTime, text } from './common.js';
 import { PROJECT_NAME_MAX } from './users.js';
 
 export const BRANCH_MAX = 255;
@@ -288,13 +288,7 @@ export type VersionInformation = z.infer<typeof VersionInformation>;
 export const SearchResult = z
   .object({
     versionInformation: z.array(VersionInformation),
-    page: z.object({
-      totalElements: z.number().int(),
-      totalPages: z.number().int(),
-      /** 1-based. */
-      currentPage: z.number().int(),
-      numberOfElements: z.number().int(),
-    }),
+    page: PageInfo,
   })
   .meta({ id: 'SearchResult' });
 export type SearchResult = z.infer<typeof SearchResult>;

@@ -1,6 +1,6 @@
 // Deleting records and the trash (docs/retention.md): the delete's query, the trash's page.
 import * as z from 'zod';
-import { LooseBoolean, Timestamp, text } from './common.js';
+import { LooseBoolean, PageInfo, Timestamp, text } from './common.js';
 import { PAGE_SIZE_MAX, VersionInformation } from './repositories.js';
 import { PROJECT_NAME_MAX } from './users.js';
 
@@ -39,7 +39,7 @@ export type TrashedVersion = z.infer<typeof TrashedVersion>;
 export const TrashPage = z
   .object({
     records: z.array(TrashedVersion),
-    page: z.object({ totalElements: z.number().int(), totalPages: z.number().int(), currentPage: z.number().int(), numberOfElements: z.number().int() }),
+    page: PageInfo,
   })
   .meta({ id: 'TrashPage' });
 export type TrashPage = z.infer<typeof TrashPage>;

@@ -1,6 +1,6 @@
 // Webhooks: signed deliveries of events to a URL (docs/webhooks.md).
 import * as z from 'zod';
-import { LooseBoolean, NO_NUL, NO_NUL_MESSAGE, Timestamp, Uuid, text } from './common.js';
+import { LooseBoolean, NO_NUL, NO_NUL_MESSAGE, PageInfo, Timestamp, Uuid, text } from './common.js';
 import { EventType } from './events.js';
 
 export const WEBHOOK_URL_MAX = 2048;
@@ -104,7 +104,7 @@ export type Delivery = z.infer<typeof Delivery>;
 export const DeliveryList = z
   .object({
     deliveries: z.array(Delivery),
-    page: z.object({ totalElements: z.number().int(), totalPages: z.number().int(), currentPage: z.number().int(), numberOfElements: z.number().int() }),
+    page: PageInfo,
   })
   .meta({ id: 'DeliveryList' });
 export type DeliveryList = z.infer<typeof DeliveryList>;

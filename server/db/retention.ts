@@ -7,7 +7,7 @@ import { type Db, dialectOf } from './dialects/index.js';
 import { environmentsOfRecords } from './environment-current.js';
 import { retryConflicts } from './faults.js';
 import { isUniqueViolation, toDate, toNumber } from './rows.js';
-import { type StoredVersion, filterPattern, fromRow, publishKey } from './versions.js';
+import { COLUMNS, RECORD_COLUMNS, type StoredVersion, filterPattern, fromRow, moveToTrash, publishKey } from './versions.js';
 
 export interface PolicyRow {
   id: string;
@@ -120,22 +120,14 @@ const DAY_MS = 86_400_000;
  * `max(creation_date)` over the whole partition: MariaDB (10.11) works such a frame out again for
  * every row, in time quadratic in the records of a branch (8,000 records of one key: 76 s), while
  * `first_value` takes it from the frame's first row. The same value on every kind.
+ *
+ * Each is read with a record's columns (COLUMNS), so a sample shows a record as a search does.
  */
 function lookedAt(db: Db, rules: RetentionRules): Knex.QueryBuilder {
   const query = db('versions').select(
     'id',
-    'uid',
-    'project_name',
-    'branch',
-    'group_id',
-    'artifact_id',
-    'version',
     'version_key',
-    'repository_url',
-    'creation_date',
-    'type',
-    'latest_version',
-    'description',
+    ...COLUMNS,
     db.raw('row_number() over (partition by project_name, branch, group_id, artifact_id order by version_key desc, id desc) as rank_in_key'),
     db.raw('first_value(creation_date) over (partition by project_name, branch order by creation_date desc) as branch_last'),
   );
@@ -245,7 +237,8 @@ export async function removableRecords(db: Db, rules: RetentionRules, now: Date,
 
 /**
  * Records moved per statement: a statement of PostgreSQL carries at most 65,535 parameters, and a
- * trash row has 16 columns (one key may have thousands of records a run removes).
+ * trash row has the record's columns (RECORD_COLUMNS) and two more, 20 in all (one key may have
+ * thousands of records a run removes).
  */
 const TRASH_CHUNK = 1_000;
 
@@ -262,7 +255,7 @@ export async function trashRecordsOfKey(db: Knex, records: StoredVersion[], dele
       let moved = 0;
       for (let from = 0; from < records.length; from += TRASH_CHUNK) {
         let rows = await trx('versions')
-          .select('*')
+          .select(['id', ...RECORD_COLUMNS])
           .whereIn('uid', records.slice(from, from + TRASH_CHUNK).map((r) => r.uid))
           .where('latest_version', false)
           .forUpdate();
@@ -270,13 +263,7 @@ export async function trashRecordsOfKey(db: Knex, records: StoredVersion[], dele
         const current = await environmentsOfRecords(trx, rows.map((row: Record<string, unknown>) => String(row.uid)));
         if (current.size > 0) rows = rows.filter((row: Record<string, unknown>) => !current.has(String(row.uid)));
         if (rows.length === 0) continue;
-        await trx('versions_trash').insert(
-          rows.map((row: Record<string, unknown>) => {
-            const { id: _id, latest_marker: _marker, ...record } = row;
-            return { ...record, deleted_at: now, deleted_by: deletedBy.slice(0, 200) };
-          }),
-        );
-        await trx('versions').whereIn('id', rows.map((row: Record<string, unknown>) => row.id as number)).delete();
+        await moveToTrash(trx, rows, deletedBy, now);
         moved += rows.length;
       }
       return moved;

@@ -13,35 +13,13 @@ import { markVersionChange } from './events.js';
 import { type KeptContent, findKept, keepContent } from './immutable-versions.js';
 import { retryConflicts } from './faults.js';
 import { toDate, toNumber } from './rows.js';
-import { type StoredVersion, fromRow, publishKey } from './versions.js';
+import { RECORD_COLUMNS, type StoredVersion, fromRow, moveToTrash, publishKey } from './versions.js';
 
 /** A record in the trash: the record, when it was deleted and by whom. */
 export interface TrashedVersion extends StoredVersion {
   deletedAt: Date;
   deletedBy: string;
 }
-
-/** The columns a record keeps in the trash (its `id` is the trash's own). */
-const RECORD_COLUMNS = [
-  'uid',
-  'project_name',
-  'branch',
-  'group_id',
-  'artifact_id',
-  'version',
-  'version_key',
-  'repository_url',
-  'creation_date',
-  'type',
-  'latest_version',
-  'description',
-  'provenance',
-  'created_at',
-  'updated_at',
-  'veto_reason',
-  'veto_by',
-  'veto_at',
-];
 
 const KEY_COLUMNS = ['project_name', 'branch', 'group_id', 'artifact_id'] as const;
 
@@ -108,7 +86,7 @@ export async function deleteVersion(db: Knex, uid: string, check: DeleteCheck): 
       }
       if (check.immutable(record)) await keepContent(trx, row, check.now);
       if (!record.latestVersion) {
-        await moveToTrash(trx, row, check.deletedBy, check.now);
+        await moveToTrash(trx, [row], check.deletedBy, check.now);
         return { record };
       }
       // With a record left to take the flag, the delete and the promotion are one latest move (one
@@ -116,25 +94,18 @@ export async function deleteVersion(db: Knex, uid: string, check: DeleteCheck): 
       // the delete alone moves the key's latest to null.
       const another = await trx('versions').select('id').where(keyOf(row)).whereNot({ id: row.id }).first();
       if (!another) {
-        await moveToTrash(trx, row, check.deletedBy, check.now);
+        await moveToTrash(trx, [row], check.deletedBy, check.now);
         return { record, latestMovedTo: null };
       }
       await markVersionChange(trx, 'latest');
       try {
-        await moveToTrash(trx, row, check.deletedBy, check.now);
+        await moveToTrash(trx, [row], check.deletedBy, check.now);
         return { record, latestMovedTo: await promoteHighest(trx, row) };
       } finally {
         await markVersionChange(trx, null);
       }
     }),
   );
-}
-
-/** Inserts a versions row into the trash and deletes it from versions. */
-async function moveToTrash(trx: Knex.Transaction, row: Record<string, unknown>, deletedBy: string, now: Date): Promise<void> {
-  const copy = Object.fromEntries(RECORD_COLUMNS.map((c) => [c, row[c]]));
-  await trx('versions_trash').insert({ ...copy, deleted_at: now, deleted_by: deletedBy.slice(0, 200) });
-  await trx('versions').where({ id: row.id }).delete();
 }
 
 /** Makes the key's highest remaining record (version order) its latest: its version, or null when none remain. */
@@ -180,15 +151,13 @@ export async function restoreVersion(db: Knex, uid: string, allow: (record: Stor
       if (taken) {
         throw new AppError('conflict', `${describe(record)} was published again since it was deleted (uid ${String(taken.uid)}): it cannot be restored`);
       }
-      const current = await trx('versions').select('id', 'version', 'version_key').where({ ...keyOf(row), latest_version: true }).first();
+      const current = await trx('versions').select('version', 'version_key').where({ ...keyOf(row), latest_version: true }).first();
       const takesLatest = record.latestVersion && (!current || String(current.version_key) < String(row.version_key));
-      // The flag taken from the current latest is the first half of one move to the restored record,
-      // and the insert is a restore, not a publish (migration 20261125100000_events).
+      // The flag taken from the current latest is the first half of one move to the restored record
+      // (the dialect's clearLatest marks it so), and the insert is a restore, not a publish
+      // (migration 20261125100000_events).
       try {
-        if (current && takesLatest) {
-          await markVersionChange(trx, 'latest');
-          await trx('versions').where({ id: current.id }).update({ latest_version: false, updated_at: trx.fn.now(3) });
-        }
+        if (current && takesLatest) await dialectOf(trx).clearLatest(trx, publishKey(record));
         await markVersionChange(trx, 'restore');
         const copy = Object.fromEntries(RECORD_COLUMNS.map((c) => [c, row[c]]));
         await trx('versions').insert({ ...copy, latest_version: takesLatest, updated_at: trx.fn.now(3) });

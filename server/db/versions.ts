@@ -62,6 +62,14 @@ export const COLUMNS = [
   'veto_at',
 ];
 
+/**
+ * Every column a record has beside the table's own `id`: the columns it is read with, its version
+ * order's sort key and its times. The trash keeps exactly these (versions_trash, with its own `id`,
+ * `deleted_at` and `deleted_by`), so a record moves there and back whole; test/server/versions-columns.test.ts
+ * holds both tables to this list on every kind.
+ */
+export const RECORD_COLUMNS = [...COLUMNS, 'version_key', 'created_at', 'updated_at'];
+
 const SORT_COLUMNS: Record<SortField, string> = {
   projectName: 'project_name',
   branch: 'branch',
@@ -377,4 +385,18 @@ export async function setVeto(
       return fromRow(row);
     }),
   );
+}
+
+/**
+ * Moves these versions rows (read with `id` and RECORD_COLUMNS) to the trash: copies them into
+ * versions_trash, deleted at `now` by `deletedBy`, and deletes them from versions. The one move of
+ * records to the trash, for a delete (./trash.ts) and a retention run (./retention.ts). Each caller
+ * holds the key's lock and the rows' locks, and a delete that is half of a latest move marks it so
+ * for the event triggers (./trash.ts); otherwise each row's delete is a `version.deleted` event.
+ */
+export async function moveToTrash(trx: Knex.Transaction, rows: Record<string, unknown>[], deletedBy: string, now: Date): Promise<void> {
+  if (rows.length === 0) return;
+  const by = deletedBy.slice(0, 200);
+  await trx('versions_trash').insert(rows.map((row) => ({ ...Object.fromEntries(RECORD_COLUMNS.map((c) => [c, row[c]])), deleted_at: now, deleted_by: by })));
+  await trx('versions').whereIn('id', rows.map((row) => row.id as number)).delete();
 }

@@ -1,4 +1,5 @@
 // Writing the audit entry of a request (the pipeline's `services.audit`) and reading the log.
+import { pageInfo } from '../../common/schemas/common.js';
 import type { AuditPage, AuditQuery } from '../../common/schemas/audit.js';
 import { AUDIT_BATCH, type AuditEntry, listAudit, writeAudits } from '../db/audit.js';
 import type { Db } from '../db/dialects/index.js';
@@ -63,6 +64,6 @@ export async function auditLog(services: Services, query: AuditQuery): Promise<A
   const { items, total } = await listAudit(services.db, query);
   return {
     entries: items.map((e) => ({ ...e, id: e.id, at: e.at.toISOString() })),
-    page: { totalElements: total, totalPages: Math.ceil(total / query.size), currentPage: query.page, numberOfElements: items.length },
+    page: pageInfo(total, query, items.length),
   };
 }

@@ -1,5 +1,6 @@
 // Environments and promotion (docs/api.md, "Environments and promotion"): each project's
 // environments, what is current in them, promotions with their gates, the history, and vetoes.
+import { pageInfo } from '../../common/schemas/common.js';
 import type { Knex } from 'knex';
 import { AppError } from '../../common/errors.js';
 import type { CurrentVersion, EnvironmentList, EnvironmentsRequest, Promotion, PromotionPage, PromotionRequest, PromotionsQuery } from '../../common/schemas/environments.js';
@@ -144,7 +145,7 @@ export async function promotionHistory(services: Services, query: PromotionsQuer
   const { items, total } = await listPromotions(services.db, query, query);
   return {
     promotions: items.map(toPromotion),
-    page: { totalElements: total, totalPages: Math.ceil(total / query.size), currentPage: query.page, numberOfElements: items.length },
+    page: pageInfo(total, query, items.length),
   };
 }
 

@@ -1,5 +1,6 @@
 // Project tokens: made, listed and revoked by their user or an administrator, and turned into the
 // acting user on each request that sends one.
+import { pageInfo } from '../../common/schemas/common.js';
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { AppError } from '../../common/errors.js';
@@ -151,7 +152,7 @@ export async function listProjectTokens(services: Services, actor: Actor, query:
   const { items, total } = await listTokens(services.db, { userId: owner }, query);
   return {
     tokens: items.map(toProjectToken),
-    page: { totalElements: total, totalPages: Math.ceil(total / query.size), currentPage: query.page, numberOfElements: items.length },
+    page: pageInfo(total, query, items.length),
   };
 }
 

@@ -1,5 +1,6 @@
 // Deleting records, the trash and restoring from it (docs/retention.md). Who may: administrators
 // any record, a ROLE_USER (or its project token of the scope `delete`) its own project's.
+import { pageInfo } from '../../common/schemas/common.js';
 import { AppError } from '../../common/errors.js';
 import type { TrashPage, TrashQuery, TrashedVersion as TrashedAnswer } from '../../common/schemas/trash.js';
 import type { VersionInformation } from '../../common/schemas/repositories.js';
@@ -60,6 +61,6 @@ export async function trashPage(services: Services, actor: Actor, query: TrashQu
   const { items, total } = await listTrash(services.db, { projectName }, query);
   return {
     records: items.map((item) => toTrashedAnswer(services, item)),
-    page: { totalElements: total, totalPages: Math.ceil(total / query.size), currentPage: query.page, numberOfElements: items.length },
+    page: pageInfo(total, query, items.length),
   };
 }

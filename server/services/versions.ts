@@ -1,4 +1,5 @@
 // Publishing and finding version records, and their shape in an answer.
+import { pageInfo } from '../../common/schemas/common.js';
 import { formatCreationDate } from '../../common/dates.js';
 import { AppError } from '../../common/errors.js';
 import { withoutUserInfo } from '../../common/urls.js';
@@ -106,12 +107,7 @@ export async function search(services: Services, filters: SearchFilters, paging:
   const { items, total } = await searchVersions(services.db, filters, paging);
   return {
     versionInformation: items.map(toVersionInformation),
-    page: {
-      totalElements: total,
-      totalPages: Math.ceil(total / paging.size),
-      currentPage: paging.page,
-      numberOfElements: items.length,
-    },
+    page: pageInfo(total, paging, items.length),
   };
 }
 

@@ -1,4 +1,5 @@
 // Webhooks: creating and changing them, their secrets, a ping, their deliveries (docs/webhooks.md).
+import { pageInfo } from '../../common/schemas/common.js';
 import { randomUUID } from 'node:crypto';
 import { AppError } from '../../common/errors.js';
 import { EVENT_TYPES } from '../../common/schemas/events.js';
@@ -128,7 +129,7 @@ export async function deliveries(services: Services, id: string, query: Deliveri
   const { items, total } = await listDeliveries(services.db, id, query);
   return {
     deliveries: items.map(toDelivery),
-    page: { totalElements: total, totalPages: Math.ceil(total / query.size), currentPage: query.page, numberOfElements: items.length },
+    page: pageInfo(total, query, items.length),
   };
 }
 

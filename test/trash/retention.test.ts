@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RetentionPolicyCreate, type RetentionRules } from '../../common/schemas/retention.js';
 import { toRow } from '../../server/db/versions.js';
 import { changePolicy, createPolicy, runDueRetention, runPolicy } from '../../server/services/retention.js';
+import { byUid } from '../../server/services/versions.js';
 import { dbKinds } from '../helpers/db.js';
 import { type TestServer, startTestServer } from '../helpers/server.js';
 import { servicesOf } from './services.js';
@@ -222,6 +223,31 @@ describe.each(dbKinds())('retention on %s', (kind) => {
       expect((await runDueRetention(servicesOf(other, () => next), next)).map((r) => r.day)).toEqual(['2026-06-03']);
     } finally {
       if (other !== server) await other.close();
+    }
+  });
+
+  it('a dry run shows each sampled record as a read of it does, with its provenance and veto', async () => {
+    const key = { projectName: 'gamma', branch: 'feature/sampled', groupId: 'com.acme', artifactId: 'sampled', repositoryUrl: null, type: 'jar', description: null };
+    const provenance = JSON.stringify({
+      issuer: 'https://ci.example', subject: 'repo:acme/sampled:ref:refs/heads/main', repository: 'acme/sampled', repositoryId: '7',
+      ref: 'refs/heads/main', sha: 'abc123', workflow: 'build', runId: '9', runUrl: null, environment: null,
+      publisherId: '00000000-0000-4000-a000-000000000001', verifiedAt: '2026-05-01T00:00:00.000Z',
+    });
+    const rows = ['1.0.0', '2.0.0', '3.0.0'].map((version, i) => ({
+      ...toRow({ ...key, version, creationDate: new Date(NOW.getTime() - (30 - i) * DAY), latestVersion: i === 2, provenance }),
+      uid: `00000000-0000-4000-9000-00000000000${i}`,
+      ...(i === 0 ? { veto_reason: 'broken build', veto_by: 'admin', veto_at: new Date(NOW.getTime() - DAY) } : {}),
+    }));
+    await server.db.batchInsert('versions', rows, 10);
+    try {
+      const s = services();
+      const created = await createPolicy(s, RetentionPolicyCreate.parse({ name: 'sampled', keepLast: 1, projects: ['gamma'] }));
+      const dry = await runPolicy(s, created.id, true);
+      const sample = [...dry.sample].sort((a, b) => a.version.localeCompare(b.version));
+      expect(sample).toEqual([await byUid(s, rows[0]!.uid), await byUid(s, rows[1]!.uid)]);
+      expect(sample[0]).toMatchObject({ veto: { reason: 'broken build', by: 'admin' }, provenance: { repository: 'acme/sampled' } });
+    } finally {
+      await server.db('versions').where({ project_name: 'gamma' }).delete();
     }
   });
 });

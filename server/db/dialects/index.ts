@@ -101,6 +101,14 @@ export interface Dialect extends SqlForm {
     immutable?: ImmutableRule,
   ): Promise<{ uid: string; created: boolean } | undefined>;
   /**
+   * The key's latest records other than `key.version` stop being latest: the first half of a latest
+   * move, marked so for the event triggers. Called in a transaction that holds the key's lock (a
+   * latest publish on MariaDB/MySQL, a restore that takes the latest back). One SQL routine per
+   * kind: `versions_take_key` on PostgreSQL and PGlite (which the publish statement calls too),
+   * `versions_clear_latest` on MariaDB and MySQL (migration 20261128120000_versions_clear_latest).
+   */
+  clearLatest(trx: Knex.Transaction, key: PublishKey): Promise<void>;
+  /**
    * Runs `work` in a transaction that holds the lock publishes of this key take (`PublishKey.lock`),
    * so that it takes turns with them: deleting and restoring records move the latest flag safely.
    */

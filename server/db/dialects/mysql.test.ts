@@ -58,4 +58,44 @@ describe.runIf(mysqlAvailable())('latest publishes of one key on MariaDB/MySQL',
     expect(await lastDeadlockHere()).toBeUndefined();
     expect(await db('versions').where({ group_id: 'race' }).count({ n: '*' }).first()).toMatchObject({ n: 180 });
   }, 120_000);
+
+  /** The event mark of the transaction's connection (migration 20261125100000_events). */
+  async function markOf(trx: Knex.Transaction): Promise<unknown> {
+    const [[row]] = (await trx.raw('select @repoadmin_version_change as mark')) as [{ mark: unknown }[]];
+    return row!.mark;
+  }
+
+  it('versions_clear_latest clears the other latest records and lifts its event mark, also when it fails', async () => {
+    const record = { projectName: 'p', branch: 'main', groupId: 'clear', artifactId: 'a', repositoryUrl: null, creationDate: new Date(), type: 'LIBRARY', description: null };
+    await upsertVersion(db, { ...record, version: '1.0', latestVersion: true });
+    const latest = () => db('versions').select('version').where({ group_id: 'clear', latest_version: true }).then((rows) => rows.map((r) => r.version));
+    const call = (trx: Knex.Transaction, kept: string) => trx.raw('call versions_clear_latest(?, ?, ?, ?, ?)', ['p', 'clear', 'a', 'main', kept]);
+
+    // Another transaction holds the latest record's row: the routine's update waits, then fails.
+    const holder = await db.transaction();
+    try {
+      await holder('versions').select('id').where({ group_id: 'clear', version: '1.0' }).forUpdate();
+      await db.transaction(async (trx) => {
+        await trx.raw('set innodb_lock_wait_timeout = 1');
+        try {
+          // The error keeps its number through the routine's handler, so a retry still sees a lock timeout.
+          await expect(call(trx, '2.0')).rejects.toMatchObject({ errno: 1205 });
+          expect(await markOf(trx)).toBeNull();
+        } finally {
+          await trx.raw('set innodb_lock_wait_timeout = default');
+        }
+      });
+    } finally {
+      await holder.rollback();
+    }
+    expect(await latest()).toEqual(['1.0']);
+
+    await db.transaction(async (trx) => {
+      await call(trx, '1.0');
+      expect(await latest()).toEqual(['1.0']);
+      await call(trx, '2.0');
+      expect(await markOf(trx)).toBeNull();
+    });
+    expect(await latest()).toEqual([]);
+  }, 60_000);
 });

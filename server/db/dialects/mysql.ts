@@ -137,20 +137,13 @@ export const mysqlDialect: Dialect = {
         if (stored && !stored.same) return undefined;
         if (stored) written = { ...row, creation_date: stored.creationDate };
       }
-      if (latest) {
-        // The clearing is the first half of a latest move, not a publish (migration 20261125100000_events).
-        await mysqlDialect.setVersionChange(trx, 'latest');
-        try {
-          await trx('versions')
-            .where({ project_name: key.projectName, group_id: key.groupId, artifact_id: key.artifactId, branch: key.branch, latest_version: true })
-            .whereNot('version', key.version)
-            .update({ latest_version: false, updated_at: trx.fn.now(3) });
-        } finally {
-          await mysqlDialect.setVersionChange(trx, null);
-        }
-      }
+      if (latest) await mysqlDialect.clearLatest(trx, key);
       return upsertVersionRow(trx, written, coordinates);
     });
+  },
+
+  async clearLatest(trx, key) {
+    await trx.raw('call versions_clear_latest(?, ?, ?, ?, ?)', [key.projectName, key.groupId, key.artifactId, key.branch, key.version]);
   },
 
   transactionWithKeyLock(db, lock, work) {

@@ -231,6 +231,11 @@ export function postgresLike(runStatement: Dialect['runStatement']): Dialect {
       return stored && { uid: String(stored.uid), created: Boolean(stored.created) };
     },
 
+    async clearLatest(trx, key) {
+      // The key's lock is held already: taking it again in the same transaction returns at once.
+      await trx.raw('select versions_take_key(?, true, ?, ?, ?, ?, ?)', [key.lock, key.projectName, key.groupId, key.artifactId, key.branch, key.version]);
+    },
+
     transactionWithKeyLock(db, lock, work) {
       // The lock versions_take_key takes (migration 20261123120000_versions_take_key).
       return db.transaction(async (trx) => {

@@ -23,6 +23,7 @@ import * as trash from './20261125200000_trash.js';
 import * as immutableVersions from './20261127000000_immutable_versions.js';
 import * as trustedPublishing from './20261128000000_trusted_publishing.js';
 import * as environments from './20261128100000_environments.js';
+import * as versionsClearLatest from './20261128120000_versions_clear_latest.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -40,6 +41,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '20261127000000_immutable_versions': immutableVersions,
   '20261128000000_trusted_publishing': trustedPublishing,
   '20261128100000_environments': environments,
+  '20261128120000_versions_clear_latest': versionsClearLatest,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
