@@ -5,7 +5,7 @@ import { stringify } from 'yaml';
 import '../common/schemas/index.js';
 import { VERSION } from '../common/version.js';
 import type { Endpoint } from './http/endpoint.js';
-import { refusals } from './services/access.js';
+import { refusals } from './policy/access.js';
 
 type Json = Record<string, unknown>;
 
@@ -51,7 +51,7 @@ function security(endpoint: Endpoint): Json[] {
 }
 
 /**
- * The endpoint's answers with its 401 and 403 derived from its access rule (server/services/access.ts,
+ * The endpoint's answers with its 401 and 403 derived from its access rule (server/policy/access.ts,
  * `refusals`). Only a public endpoint states its own: there they are the handler's verdict on what
  * the body proves (a password, an ID token), not an access rule.
  */

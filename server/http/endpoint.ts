@@ -23,8 +23,26 @@ export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
  *   `checkedByHandler` hands the handler the signed credential instead of the actor: the handler's
  *   one statement checks what the database knows of it (publishing).
  */
-/** The rules that depend on what a request names, by name (server/services/access.ts, OWNER_RULES). */
+/** The rules that depend on what a request names, by name (server/policy/access.ts, OWNER_RULES). */
 export type OwnerRule = 'project' | 'self' | 'environment' | 'events';
+
+/** The rule of what a request names, as a declaration states it; the pipeline applies it before the handler. */
+export interface Owner {
+  rule: OwnerRule;
+  /** What the caller does, as a refusal says it: `delete records`, `make the tokens of`. */
+  doing: string;
+  /** `self`: an administrator who names no user acts for everyone (a listing), not for itself. */
+  everyone?: true;
+  /** A refusal answers 404 with this message, as if the thing were not there (another user's token). */
+  hiddenAs?: (params: Record<string, string>) => string;
+}
+
+/** What an owner rule judges, as the endpoint's `subject` finds it from the request. */
+export interface Subject {
+  projectName?: string;
+  userId?: string;
+  environment?: { name: string; protected: boolean };
+}
 
 export type Access =
   | 'public'
@@ -32,23 +50,31 @@ export type Access =
   | {
       role?: Role;
       scope?: TokenScope;
-      /** What a refused project token is told was refused (server/services/access.ts, TokenRule). */
+      /** What a refused project token is told was refused (server/policy/access.ts, TokenRule). */
       purpose: string;
       allowWhileMustChange?: (request: { params: Record<string, string> }, actor: Actor) => boolean;
       checkedByHandler?: boolean;
       /**
-       * The rule applied once the request's record, project, user or environment is known
-       * (server/services/access.ts, OWNER_RULES): a refusal under it is a 403 too.
+       * The rule of what the request names (a record's project, a user, an environment), applied by
+       * the pipeline before the handler to what the endpoint's `subject` finds (server/policy/access.ts,
+       * OWNER_RULES): a refusal under it is a 403 too, and the handler gets what it allowed.
        */
-      owner?: OwnerRule;
-      /** A session token must be fresh, or the password sent again (server/services/access.ts, FRESH_LOGIN). */
+      owner?: Owner;
+      /** A session token must be fresh, or the password sent again (server/policy/access.ts, FRESH_LOGIN). */
       freshLogin?: true;
     };
 
-export interface EndpointRequest<P, Q, B> {
+export interface EndpointRequest<P, Q, B, S extends Subject = Subject> {
   params: P;
   query: Q;
   body: B;
+  /** What the endpoint's `subject` found (the record, user or environment its rule judged); else empty. */
+  subject: S;
+  /**
+   * What the owner rule allowed: the project or user the handler acts for; undefined for an
+   * administrator who named none (every project, or everyone), and on endpoints without the rule.
+   */
+  allowed: string | undefined;
   /** The caller as the database has it now; undefined on public endpoints, or a reader without a token. */
   actor: Actor | undefined;
   /** Set instead of `actor` on endpoints whose handler checks the credential itself. */
@@ -82,7 +108,7 @@ export interface Response {
   contentType?: string;
 }
 
-export interface Endpoint<P = unknown, Q = unknown, B = unknown> {
+export interface Endpoint<P = unknown, Q = unknown, B = unknown, S extends Subject = Subject> {
   method: Method;
   /** The one place the path is written, with `{name}` for each path parameter. */
   path: string;
@@ -121,10 +147,15 @@ export interface Endpoint<P = unknown, Q = unknown, B = unknown> {
   count?: (metrics: Metrics, status: number) => void;
   /** Served only when this holds (`/metrics` with REPO_MAN_METRICS=false is not). */
   enabled?: (services: Services) => boolean;
-  handler(request: EndpointRequest<P, Q, B>, services: Services): Promise<Answer> | Answer;
+  /**
+   * What the access rule's `owner` judges, from the validated input (a record's project by its uid,
+   * the user a token belongs to); the handler gets it as `subject`, so it is read once.
+   */
+  subject?: (request: EndpointRequest<P, Q, B, Subject>, services: Services) => S | Promise<S>;
+  handler(request: EndpointRequest<P, Q, B, S>, services: Services): Promise<Answer> | Answer;
 }
 
 /** Declares an endpoint, typing its handler's input from its schemas. */
-export function endpoint<P = Record<string, never>, Q = Record<string, never>, B = undefined>(declaration: Endpoint<P, Q, B>): Endpoint {
+export function endpoint<P = Record<string, never>, Q = Record<string, never>, B = undefined, S extends Subject = Subject>(declaration: Endpoint<P, Q, B, S>): Endpoint {
   return declaration as unknown as Endpoint;
 }

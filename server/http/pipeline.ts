@@ -7,10 +7,10 @@ import { parse as parseQueryString } from 'node:querystring';
 import { AppError, isAppError } from '../../common/errors.js';
 import type { Outages } from '../db/outage.js';
 import type { Actor, Services, SignedCredential } from '../services/context.js';
-import { type TokenRule, checkActor } from '../services/access.js';
+import { type TokenRule, checkActor, decideOwner } from '../policy/access.js';
 import { actorOf, clientAddress, signedCredential } from './auth.js';
 import { readJson } from './body.js';
-import type { Answer, Endpoint, EndpointRequest, Method } from './endpoint.js';
+import type { Answer, Endpoint, EndpointRequest, Method, Subject } from './endpoint.js';
 import { failureAnswer } from './errors.js';
 import { UNMATCHED_ROUTE, countRequest, logRequest, requestIdFrom } from './observe.js';
 import { type HandlerRun, handlerRun } from './reads.js';
@@ -36,6 +36,8 @@ interface Route {
    * refused request's audit entry still names who was refused.
    */
   check?: (caller: Caller, params: Record<string, string>) => void;
+  /** The rule of what the request names (access.owner), applied to the handler's request before it runs. */
+  decide?: (request: HandlerRequest, params: Record<string, string>) => Promise<void>;
   /** Answers that need a token are not stored by caches. */
   private: boolean;
   /** Where the handler checks the credential: the user it names, to say what is wrong with it first. */
@@ -51,6 +53,8 @@ interface Caller {
 
 const NOBODY: Caller = Object.freeze({});
 
+const NO_SUBJECT: Subject = Object.freeze({});
+
 /**
  * What a handler is given, made once per request with each field set by name. (Made by spreading the
  * parsed input into a new object, it cost every request's objects a promotion to the old generation:
@@ -60,6 +64,8 @@ const NOBODY: Caller = Object.freeze({});
 class HandlerRequest implements EndpointRequest<unknown, unknown, unknown> {
   #controller: AbortController | undefined;
   #answered = false;
+  subject: Subject = NO_SUBJECT;
+  allowed: string | undefined = undefined;
 
   constructor(
     readonly params: unknown,
@@ -216,7 +222,15 @@ function compile(endpoint: Endpoint, services: Services): Route {
   const check = (caller: Caller, params: Record<string, string>) => {
     if (!caller.credential) checkActor(caller.actor, rule(params));
   };
-  if (!access.checkedByHandler) return { endpoint, method: endpoint.method, label, segments, run, access: resolve, check, private: true };
+  const owner = access.owner;
+  const decide =
+    owner &&
+    (async (request: HandlerRequest, params: Record<string, string>) => {
+      const subject = endpoint.subject ? await endpoint.subject(request, services) : {};
+      request.subject = subject;
+      request.allowed = decideOwner(owner, request.actor!, subject, params);
+    });
+  if (!access.checkedByHandler) return { endpoint, method: endpoint.method, label, segments, run, access: resolve, check, decide, private: true };
   return {
     endpoint,
     method: endpoint.method,
@@ -284,6 +298,7 @@ async function serve(
         throw invalid;
       }
       try {
+        if (route.decide) await route.decide(request, params);
         answer = await route.run(request);
       } finally {
         request.answered();

@@ -18,16 +18,18 @@ import { scopesAllowing } from '../../common/schemas/tokens.js';
 import type { BoundSql, Precondition } from '../db/dialects/index.js';
 import { type OidcBinding, touchTokenSql } from '../db/tokens.js';
 import { globMatches } from '../../common/glob.js';
-import { checkActor } from '../services/access.js';
+import { MAY_ACT_SQL, OWN_PROJECT_SQL, checkActor, decideOwner } from './access.js';
+import type { Owner } from '../http/endpoint.js';
 import type { SignedCredential } from '../services/context.js';
 import { actorFromSession } from '../services/auth.js';
 import type { Actor, Services } from '../services/context.js';
 import { actorFromProjectTokenHash, lastUseDueBefore } from '../services/tokens.js';
 
-const ADMIN = 'ROLE_ADMIN';
+/** The publish endpoint's rule of what it names: the record's project (server/policy/access.ts). */
+export const PUBLISH_OWNER: Owner = { rule: 'project', doing: 'publish only to' };
 
 /** The user part of the rule, for the row `u` of users; its one value is the record's project. */
-const USER_MAY_PUBLISH = `not u.must_change_password and (u.role = '${ADMIN}' or u.project_name = ?)`;
+const USER_MAY_PUBLISH = `${MAY_ACT_SQL} and ${OWN_PROJECT_SQL}`;
 
 const CHECKS: Record<SignedCredential['kind'], string> = {
   session: `select 1 from users u where u.id = ? and u.username = ? and u.token_version = ? and ${USER_MAY_PUBLISH}`,
@@ -99,14 +101,12 @@ export function checkOidcPublish(binding: OidcBinding, record: { branch: string;
 
 /**
  * The rule for a resolved user, in the order the auth path reports problems: the password to
- * change and a project token's scope (the access rule of every endpoint, services/access.ts), then
+ * change and a project token's scope (the access rule of every endpoint, policy/access.ts), then
  * the project. Throws the 403 that says which.
  */
 export function checkMayPublish(actor: Actor, projectName: string): void {
   checkActor(actor, { scope: 'publish', purpose: 'publishing' });
-  if (actor.role !== ADMIN && actor.projectName !== projectName) {
-    throw new AppError('forbidden', `user ${actor.username} may publish only to project "${actor.projectName ?? ''}", not "${projectName}"`);
-  }
+  decideOwner(PUBLISH_OWNER, actor, { projectName }, {});
 }
 
 /**

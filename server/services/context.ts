@@ -42,7 +42,7 @@ export interface Actor {
     /**
      * Set on a token exchanged through a trusted publisher that lists environments: it may promote
      * into exactly these (protected ones included), whatever its scope. Undefined on every other
-     * token, which never promotes into a protected environment (services/access.ts, checkPromote).
+     * token, which never promotes into a protected environment (policy/access.ts, checkPromote).
      */
     promoteEnvironments?: string[];
     /** Set for a token made by an ID token exchange: what a publish through it is bound to. */

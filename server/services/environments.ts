@@ -10,7 +10,6 @@ import { type StoredEnvironment, listEnvironments, replaceEnvironments } from '.
 import { appendEvent } from '../db/events.js';
 import { type StoredPromotion, firstPromotedAt, listPromotions, promote } from '../db/promotions.js';
 import { type StoredVersion, findByCoordinates, findByUid, setVeto } from '../db/versions.js';
-import { checkPromote, checkVeto } from './access.js';
 import type { Actor, Services } from './context.js';
 import { toVersionInformation } from './versions.js';
 
@@ -109,11 +108,15 @@ function gates(services: Services, environment: StoredEnvironment) {
   };
 }
 
-/**
- * Promotes a record into an environment of its project: 201 with the new history entry, or 200
- * with the entry that made it current when it is current there already (nothing is recorded).
- */
-export async function promoteRecord(services: Services, actor: Actor, request: PromotionRequest): Promise<{ promotion: Promotion; created: boolean }> {
+/** What a promotion names: the record (by uid or coordinates) and the environment of its project. */
+export interface PromotionSubject {
+  projectName: string;
+  record: StoredVersion;
+  environment: StoredEnvironment;
+}
+
+/** The record and environment a promotion request names, as its access rule judges them. */
+export async function promotionOf(services: Services, request: PromotionRequest): Promise<PromotionSubject> {
   const record =
     request.uid !== undefined
       ? await findByUid(services.db, request.uid)
@@ -122,7 +125,19 @@ export async function promoteRecord(services: Services, actor: Actor, request: P
           return found;
         });
   const environment = findEnvironment(await listEnvironments(services.db, record.projectName), record.projectName, request.environment);
-  checkPromote(actor, record.projectName, environment);
+  return { projectName: record.projectName, record, environment };
+}
+
+/**
+ * Promotes the record into the environment `promotionOf` found: 201 with the new history entry, or
+ * 200 with the entry that made it current when it is current there already (nothing is recorded).
+ */
+export async function promoteRecord(
+  services: Services,
+  actor: Actor,
+  request: PromotionRequest,
+  { record, environment }: PromotionSubject,
+): Promise<{ promotion: Promotion; created: boolean }> {
   const by = promoterOf(actor);
   const promoted = await promote(services.db, {
     uid: record.uid,
@@ -152,7 +167,6 @@ export async function promotionHistory(services: Services, query: PromotionsQuer
 
 /** Vetoes a version (a new reason replaces the old one), with the event `version.vetoed`. */
 export async function vetoRecord(services: Services, actor: Actor, uid: string, reason: string): Promise<VersionInformation> {
-  checkVeto(actor, (await findByUid(services.db, uid)).projectName);
   const by = actor.username;
   const stored = await setVeto(services.db, uid, { reason, by, at: services.now() }, (trx, row) =>
     appendEvent(trx, 'version.vetoed', { record: row, reason, by: promoterOf(actor) }, String(row.project_name)),
@@ -163,7 +177,6 @@ export async function vetoRecord(services: Services, actor: Actor, uid: string, 
 
 /** Lifts a version's veto; the record as it is now (lifting none changes nothing). */
 export async function liftVeto(services: Services, actor: Actor, uid: string): Promise<VersionInformation> {
-  checkVeto(actor, (await findByUid(services.db, uid)).projectName);
   const stored = await setVeto(services.db, uid, null);
   services.log.info({ uid, by: actor.username }, 'veto lifted');
   return toVersionInformation(stored);

@@ -5,8 +5,7 @@ import { type StoredEvent, lastSeq, readEvents, sequenceEvents } from '../db/eve
 import { fromRow } from '../db/versions.js';
 import { type NewDelivery, insertDeliveries, listWebhooks } from '../db/webhooks.js';
 import type { EventPage, EventsQuery } from '../../common/schemas/events.js';
-import { eventsProject } from './access.js';
-import type { Actor, Services } from './context.js';
+import type { Services } from './context.js';
 import { toVersionInformation } from './versions.js';
 
 
@@ -103,8 +102,7 @@ export async function feed(services: Pick<Services, 'db'>, request: FeedRequest)
   }
 }
 
-/** The feed as a caller may see it: administrators every event, a project token its project's. */
-export function eventFeed(services: Services, actor: Actor, query: EventsQuery, signal: AbortSignal): Promise<EventPage> {
-  const projectName = eventsProject(actor);
+/** The feed of `projectName`'s events (undefined: every project's), as the endpoint's access rule allowed. */
+export function eventFeed(services: Services, projectName: string | undefined, query: EventsQuery, signal: AbortSignal): Promise<EventPage> {
   return feed(services, { after: query.after, limit: query.limit, wait: query.wait, types: query.type, projectName, signal });
 }

@@ -33,7 +33,6 @@ import {
 import { sameUserId } from '../../common/schemas/users.js';
 import { findUserById, lockUser } from '../db/users.js';
 import { verifyLogin } from './auth.js';
-import { mayRevokeToken, tokenListOwner, tokenOwner } from './access.js';
 import type { Actor, Services } from './context.js';
 
 /** `lastUsedAt` is written at most this often per token: a busy pipeline does not write on every request. */
@@ -103,13 +102,14 @@ async function confirmFreshLogin(services: Services, actor: Actor, password: str
   );
 }
 
+/** Makes a project token for `userId` (the caller, or the user an administrator named). */
 export async function createProjectToken(
   services: Services,
   actor: Actor,
+  userId: string,
   request: ProjectTokenCreateRequest,
   address: string,
 ): Promise<{ created: ProjectTokenCreated; freshLogin: 'session' | 'password' }> {
-  const userId = tokenOwner(actor, request.userId, 'make');
   const now = services.now();
   const expiresAt = checkExpiry(request.expiresAt, now);
   const freshLogin = await confirmFreshLogin(services, actor, request.password, address);
@@ -145,9 +145,8 @@ export async function createProjectToken(
   return { created, freshLogin };
 }
 
-/** A page of the caller's own tokens; an administrator's call sees everyone's, or one user's with `userId`. */
-export async function listProjectTokens(services: Services, actor: Actor, query: ProjectTokenListQuery): Promise<ProjectTokenList> {
-  const owner = tokenListOwner(actor, query.userId);
+/** A page of the tokens of `owner` (undefined: everyone's). */
+export async function listProjectTokens(services: Services, actor: Actor, owner: string | undefined, query: ProjectTokenListQuery): Promise<ProjectTokenList> {
   if (owner !== undefined && !sameUserId(owner, actor.userId) && !(await findUserById(services.db, owner))) throw new AppError('not_found', `no user with id ${owner}`);
   const { items, total } = await listTokens(services.db, { userId: owner }, query);
   return {
@@ -156,12 +155,19 @@ export async function listProjectTokens(services: Services, actor: Actor, query:
   };
 }
 
-/** Revokes a token of the caller, or any for an administrator; anyone else's is not found. */
-export async function revokeProjectToken(services: Services, actor: Actor, id: string): Promise<void> {
+/** Whose a token is, as the revoke's access rule judges it; a token that is not there is not found. */
+export async function tokenOf(services: Services, id: string): Promise<{ userId: string }> {
+  const token = await findTokenById(services.db, id);
+  if (!token) throw new AppError('not_found', `no token with id ${id}`);
+  return { userId: token.userId };
+}
+
+/** Revokes a token. */
+export async function revokeProjectToken(services: Services, id: string): Promise<void> {
   await retryConflicts(() =>
     services.db.transaction(async (trx) => {
       const token = await findTokenById(trx, id);
-      if (!token || !mayRevokeToken(actor, token.userId)) throw new AppError('not_found', `no token with id ${id}`);
+      if (!token) throw new AppError('not_found', `no token with id ${id}`);
       // Gone by now when its user was deleted meanwhile, which remembered it.
       const hash = await deleteToken(trx, id);
       if (hash) await rememberRevoked(trx, [hash], 'revoked', services.now());
@@ -174,8 +180,7 @@ export async function revokeProjectToken(services: Services, actor: Actor, id: s
  * leaked password: the user's row is locked first, then its tokens, as a deletion of the user takes
  * them. Returns how many were revoked.
  */
-export async function revokeAllProjectTokens(services: Services, actor: Actor, userId: string): Promise<number> {
-  const owner = tokenOwner(actor, userId, 'revoke');
+export async function revokeAllProjectTokens(services: Services, owner: string): Promise<number> {
   return retryConflicts(() =>
     services.db.transaction(async (trx) => {
       if (!(await lockUser(trx, owner))) throw new AppError('not_found', `no user with id ${owner}`);

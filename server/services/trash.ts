@@ -1,19 +1,14 @@
-// Deleting records, the trash and restoring from it (docs/retention.md). Who may: administrators
-// any record, a ROLE_USER (or its project token of the scope `delete`) its own project's.
+// Deleting records, the trash and restoring from it (docs/retention.md). Who may (administrators any
+// record, a ROLE_USER or its project token of the scope `delete` its own project's) is the endpoints'
+// access rule, decided before these run (server/policy/access.ts).
 import { pageInfo } from '../../common/schemas/common.js';
 import { AppError } from '../../common/errors.js';
 import type { TrashPage, TrashQuery, TrashedVersion as TrashedAnswer } from '../../common/schemas/trash.js';
 import type { VersionInformation } from '../../common/schemas/repositories.js';
-import { type TrashedVersion, deleteVersion, listTrash, restoreVersion } from '../db/trash.js';
-import type { StoredVersion } from '../db/versions.js';
-import { checkRecordChange, trashProject } from './access.js';
+import { type TrashedVersion, deleteVersion, findTrashed, listTrash, restoreVersion } from '../db/trash.js';
 import type { Actor, Services } from './context.js';
 import { checkRestore, isImmutable } from './immutable.js';
 import { toVersionInformation } from './versions.js';
-
-function mayChange(actor: Actor, record: StoredVersion, doing: string): void {
-  checkRecordChange(actor, record.projectName, doing);
-}
 
 /**
  * Moves a record to the trash. A key's latest record, and a record of an immutable version, need
@@ -26,7 +21,6 @@ export async function deleteRecord(services: Services, actor: Actor, uid: string
     deletedBy: actor.username,
     now: services.now(),
     allow: (record) => {
-      mayChange(actor, record, 'delete');
       if (isImmutable(services, record.version) && !force) {
         throw new AppError('conflict', `version ${record.version} is immutable on this server: delete it with force=true`, { reason: 'immutable_version' });
       }
@@ -37,11 +31,13 @@ export async function deleteRecord(services: Services, actor: Actor, uid: string
   return { record: toVersionInformation(deleted.record), latestMovedTo: deleted.latestMovedTo };
 }
 
+/** The record of a uid in the trash, as the restore's access rule judges it (its project). */
+export function trashedRecordOf(services: Services, uid: string): Promise<TrashedVersion> {
+  return findTrashed(services.db, uid);
+}
+
 export async function restoreRecord(services: Services, actor: Actor, uid: string): Promise<VersionInformation> {
-  const restored = await restoreVersion(services.db, uid, (record, kept) => {
-    mayChange(actor, record, 'restore');
-    checkRestore(services, record, kept);
-  });
+  const restored = await restoreVersion(services.db, uid, (record, kept) => checkRestore(services, record, kept));
   services.log.info({ uid, by: actor.username, latestMovedFrom: restored.latestMovedFrom }, 'version record restored');
   return toVersionInformation(restored.record);
 }
@@ -55,9 +51,8 @@ function toTrashedAnswer(services: Services, trashed: TrashedVersion): TrashedAn
   };
 }
 
-/** A page of the trash: administrators see every project's records, others only their project's. */
-export async function trashPage(services: Services, actor: Actor, query: TrashQuery): Promise<TrashPage> {
-  const projectName = trashProject(actor, query.projectName);
+/** A page of the trash of `projectName` (undefined: every project's). */
+export async function trashPage(services: Services, projectName: string | undefined, query: TrashQuery): Promise<TrashPage> {
   const { items, total } = await listTrash(services.db, { projectName }, query);
   return {
     records: items.map((item) => toTrashedAnswer(services, item)),

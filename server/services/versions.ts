@@ -117,6 +117,11 @@ export async function latest(services: Services, key: LatestQuery): Promise<Vers
   return toVersionInformation(await findLatest(services.db, key));
 }
 
+/** The stored record of a uid, as the delete's access rule judges it (its project). */
+export function recordOf(services: Services, uid: string): Promise<StoredVersion> {
+  return findByUid(services.db, uid);
+}
+
 export async function byUid(services: Services, uid: string): Promise<VersionInformation> {
   return toVersionInformation(await findByUid(services.db, uid));
 }

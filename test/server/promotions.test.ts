@@ -3,7 +3,7 @@
 // and search by environment, vetoes, what deletes and retention spare, events and audit, and
 // promotions of one key into one environment taking turns (in one server and across two).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkPromote } from '../../server/services/access.js';
+import { checkPromote } from '../../server/policy/access.js';
 import type { Actor } from '../../server/services/context.js';
 import { toApiEvent } from '../../server/services/events.js';
 import { dbKinds } from '../helpers/db.js';

@@ -3,10 +3,11 @@
 import { EnvironmentList, EnvironmentsRequest, ProjectParams, Promotion, PromotionPage, PromotionRequest, PromotionsQuery } from '../../../common/schemas/environments.js';
 import { UidParams, VersionInformation, VetoRequest } from '../../../common/schemas/repositories.js';
 import { endpoint } from '../../http/endpoint.js';
-import { environments, liftVeto, promoteRecord, promotionHistory, setEnvironments, vetoRecord } from '../../services/environments.js';
+import { environments, liftVeto, promoteRecord, promotionHistory, promotionOf, setEnvironments, vetoRecord } from '../../services/environments.js';
+import { recordOf } from '../../services/versions.js';
 
-const PROMOTE = { scope: 'promote', purpose: 'promoting versions', owner: 'environment' } as const;
-const VETO = { scope: 'promote', purpose: 'vetoing versions', owner: 'project' } as const;
+const PROMOTE = { scope: 'promote', purpose: 'promoting versions', owner: { rule: 'environment', doing: 'promote' } } as const;
+const VETO = { scope: 'promote', purpose: 'vetoing versions', owner: { rule: 'project', doing: 'veto versions only in' } } as const;
 
 export const environmentEndpoints = [
   endpoint({
@@ -51,6 +52,7 @@ export const environmentEndpoints = [
     access: PROMOTE,
     idempotent: true,
     body: PromotionRequest,
+    subject: (req, services) => promotionOf(services, req.body),
     responses: {
       200: { description: 'Current there already: nothing recorded; the promotion that made it current', schema: Promotion },
       201: { description: 'Promoted', schema: Promotion },
@@ -60,7 +62,7 @@ export const environmentEndpoints = [
     },
     audit: { action: 'version.promoted', target: (req) => `${req.body.environment}:${req.body.uid ?? `${req.body.projectName}/${req.body.branch}/${req.body.groupId}:${req.body.artifactId}:${req.body.version}`}` },
     handler: async (req, services) => {
-      const { promotion, created } = await promoteRecord(services, req.actor!, req.body);
+      const { promotion, created } = await promoteRecord(services, req.actor!, req.body, req.subject);
       return {
         status: created ? 201 : 200,
         body: promotion,
@@ -91,6 +93,7 @@ export const environmentEndpoints = [
     access: VETO,
     params: UidParams,
     body: VetoRequest,
+    subject: (req, services) => recordOf(services, req.params.uid),
     responses: {
       200: { description: 'The record, with its veto', schema: VersionInformation },
       400: { description: 'Not a UUID, or no reason' },
@@ -109,6 +112,7 @@ export const environmentEndpoints = [
     tags: ['environments'],
     access: VETO,
     params: UidParams,
+    subject: (req, services) => recordOf(services, req.params.uid),
     responses: {
       200: { description: 'The record, without a veto', schema: VersionInformation },
       400: { description: 'Not a UUID' },

@@ -13,8 +13,9 @@ import {
 } from '../../../common/schemas/repositories.js';
 import { DeleteQuery } from '../../../common/schemas/trash.js';
 import { endpoint } from '../../http/endpoint.js';
+import { PUBLISH_OWNER } from '../../policy/publish.js';
 import { deleteRecord } from '../../services/trash.js';
-import { byUid, latest, publish, search } from '../../services/versions.js';
+import { byUid, latest, publish, recordOf, search } from '../../services/versions.js';
 
 const coordinates = (r: VersionRecord) => `${r.projectName}/${r.branch}/${r.artifact.groupId}:${r.artifact.artifactId}:${r.artifact.version}`;
 const queryParameter = (name: string, schema: object, description: string) => ({ name, in: 'query', schema, description });
@@ -26,7 +27,7 @@ export const repositoryEndpoints = [
     summary: 'Store a version record (replaces the record of the same coordinates)',
     tags: ['repository'],
     // The publish statement checks what the database knows of the credential (server/services/versions.ts).
-    access: { scope: 'publish', purpose: 'publishing', checkedByHandler: true, owner: 'project' },
+    access: { scope: 'publish', purpose: 'publishing', checkedByHandler: true, owner: PUBLISH_OWNER },
     idempotent: true,
     body: VersionRecord,
     responses: {
@@ -97,9 +98,10 @@ export const repositoryEndpoints = [
     description:
       "Administrators; a ROLE_USER for its own project; project tokens of the scope delete. A key's latest record (and a record of an immutable version) needs force=true; the key's highest remaining version then becomes the latest.",
     tags: ['repository'],
-    access: { scope: 'delete', purpose: 'deleting a record', owner: 'project' },
+    access: { scope: 'delete', purpose: 'deleting a record', owner: { rule: 'project', doing: 'delete only records of' } },
     params: UidParams,
     query: DeleteQuery,
+    subject: (req, services) => recordOf(services, req.params.uid),
     responses: {
       204: { description: 'In the trash' },
       400: { description: 'Not a UUID, or force is not true or false' },

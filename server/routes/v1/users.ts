@@ -2,7 +2,7 @@
 import { Uuid } from '../../../common/schemas/common.js';
 import { Me, PasswordChangeRequest, UserCreateRequest, UserIdParams, UserList, UserResult, sameUserId } from '../../../common/schemas/users.js';
 import { endpoint } from '../../http/endpoint.js';
-import { ACCOUNTS } from '../../services/access.js';
+import { ACCOUNTS } from '../../policy/access.js';
 import { changePassword, createUser, deleteUser, listUsers, me } from '../../services/users.js';
 
 /**
@@ -55,8 +55,9 @@ export const userEndpoints = [
     path: '/v1/users/{userId}/password',
     summary: 'Change a password (own, or any for administrators); revokes earlier tokens',
     tags: ['user'],
-    access: { purpose: ACCOUNTS, owner: 'self', allowWhileMustChange: (req, actor) => sameUserId(req.params.userId, actor.userId) },
+    access: { purpose: ACCOUNTS, owner: { rule: 'self', doing: 'change the passwords of' }, allowWhileMustChange: (req, actor) => sameUserId(req.params.userId, actor.userId) },
     params: UserIdParams,
+    subject: (req) => ({ userId: req.params.userId }),
     body: PasswordChangeRequest,
     responses: {
       200: { description: 'Changed; own changes carry a fresh token', schema: UserResult },

@@ -1,10 +1,13 @@
-// What a caller may do: the role and scope rules and the "must change password" gate, applied to
-// the user a credential resolved to.
+// Who may do what, in one place: the role and scope rules and the "must change password" gate,
+// applied to the user a credential resolved to (checkActor), and the rules of what a request names
+// (OWNER_RULES: a record's project, a user, an environment, the event feed). The pipeline applies
+// both before the handler; the services do no permission checks. The publish statement carries the
+// same rules as SQL (server/policy/publish.ts).
 import { AppError } from '../../common/errors.js';
 import { FRESH_LOGIN_SECONDS, type TokenScope, scopeAllows, scopesAllowing } from '../../common/schemas/tokens.js';
 import { type Role, sameUserId } from '../../common/schemas/users.js';
-import type { Access, OwnerRule } from '../http/endpoint.js';
-import type { Actor } from './context.js';
+import type { Access, Owner, OwnerRule, Subject } from '../http/endpoint.js';
+import type { Actor } from '../services/context.js';
 
 /** What a project token cannot do on the user and token endpoints: they take a login. */
 export const ACCOUNTS = 'manage users, passwords or tokens';
@@ -47,56 +50,7 @@ function checkScope(actor: Actor, { scope: needed, purpose }: TokenRule): void {
   }
 }
 
-// The rules that depend on what a request names (a record, a project, a user), applied by the
-// services once they know it: each answers or throws the 403 its refusal is.
-
 const isAdmin = (actor: Actor) => actor.role === 'ROLE_ADMIN';
-
-/** Deleting or restoring a record: administrators any record, others their own project's. */
-export function checkRecordChange(actor: Actor, projectName: string, doing: string): void {
-  if (isAdmin(actor) || actor.projectName === projectName) return;
-  throw new AppError('forbidden', `user ${actor.username} may ${doing} only records of project "${actor.projectName ?? ''}", not "${projectName}"`);
-}
-
-/** The project whose trash the actor may list: administrators any (undefined: all), others their own. */
-export function trashProject(actor: Actor, asked: string | undefined): string | undefined {
-  if (isAdmin(actor)) return asked;
-  if (asked !== undefined && asked !== actor.projectName) {
-    throw new AppError('forbidden', `user ${actor.username} may see only the trash of project "${actor.projectName ?? ''}"`);
-  }
-  return actor.projectName ?? '';
-}
-
-/** The project whose events the actor may read: administrators all (undefined), a project token its project's. */
-export function eventsProject(actor: Actor): string | undefined {
-  if (isAdmin(actor)) return undefined;
-  if (!actor.projectToken || actor.projectName === null) {
-    throw new AppError('forbidden', 'events are for administrators and project tokens (scope read or publish) of their project');
-  }
-  return actor.projectName;
-}
-
-/** The user whose tokens the actor asks about: itself by default, anyone for administrators. */
-export function tokenOwner(actor: Actor, userId: string | undefined, what: string): string {
-  if (!userId || sameUserId(userId, actor.userId)) return actor.userId;
-  if (!isAdmin(actor)) throw new AppError('forbidden', `only administrators may ${what} the tokens of other users`);
-  return userId;
-}
-
-/** Whose tokens a listing shows: undefined (everyone's) for an administrator who names no one. */
-export function tokenListOwner(actor: Actor, userId: string | undefined): string | undefined {
-  return isAdmin(actor) && !userId ? undefined : tokenOwner(actor, userId, 'list');
-}
-
-/** A token the actor may revoke: its own, or anyone's for administrators (others' are not found). */
-export function mayRevokeToken(actor: Actor, tokenUserId: string): boolean {
-  return sameUserId(tokenUserId, actor.userId) || isAdmin(actor);
-}
-
-/** Changing a password: one's own, or anyone's for administrators. */
-export function checkPasswordChange(actor: Actor, userId: string): void {
-  if (!sameUserId(actor.userId, userId) && !isAdmin(actor)) throw new AppError('forbidden', 'you may change only your own password');
-}
 
 /** Who may call an endpoint, in words, from its declaration's `access` (docs/api.md, "Who may call what"). */
 export function describeAccess(access: Access): string {
@@ -105,31 +59,84 @@ export function describeAccess(access: Access): string {
   const who = access.role === 'ROLE_ADMIN' ? 'administrators' : access.role ? `users of role ${access.role}` : 'users';
   const tokens = access.scope ? `project tokens with a scope including ${access.scope} (${scopesAllowing(access.scope).join(', ')})` : 'no project token';
   const mustChange = access.allowWhileMustChange ? '; also before the first password is changed' : '';
-  const owner = access.owner ? `; ${OWNER_RULES[access.owner].allows}` : '';
+  const owner = access.owner ? `; ${OWNER_RULES[access.owner.rule].allows}` : '';
   return `${who}; ${tokens}${owner}${mustChange}`;
 }
 
+const forbidden = (message: string) => new AppError('forbidden', message);
+
 /**
- * The rules a service applies once it knows what the request names: what each allows, and what a
- * refusal under it is. An endpoint's declaration names the one it is under (`owner`), from which
- * its API description and docs/api.md's table say so.
+ * The rules of what a request names, each with what it allows and what a refusal under it is, and
+ * its decision: given the actor the endpoint let in and what the endpoint's `subject` found, the
+ * project or user the handler acts for (undefined: every one, for an administrator who named none),
+ * or the 403 that says why not. An endpoint's declaration names its rule (`access.owner`); the
+ * pipeline decides before the handler (server/http/pipeline.ts), and the API description and
+ * docs/api.md's table say the rule from the same entry.
  */
-export const OWNER_RULES: Record<OwnerRule, { allows: string; refused: string }> = {
-  // checkRecordChange, trashProject, checkVeto, and the publish statement's precondition (server/policy/publish.ts)
-  project: { allows: 'their own project only (administrators: any)', refused: "another project's record (not an administrator)" },
-  // tokenOwner, tokenListOwner, checkPasswordChange
-  self: { allows: "their own only (administrators: anyone's)", refused: 'another user (not an administrator)' },
-  // checkPromote
+export const OWNER_RULES: Record<OwnerRule, { allows: string; refused: string; decide: (actor: Actor, subject: Subject, owner: Owner) => string | undefined }> = {
+  // `doing` ends before the project: "delete only records of", "publish only to". As SQL: OWN_PROJECT_SQL.
+  project: {
+    allows: 'their own project only (administrators: any)',
+    refused: "another project's record (not an administrator)",
+    decide: (actor, { projectName }, { doing }) => {
+      if (isAdmin(actor)) return projectName;
+      if (projectName !== undefined && projectName !== actor.projectName) {
+        throw forbidden(`user ${actor.username} may ${doing} project "${actor.projectName ?? ''}", not "${projectName}"`);
+      }
+      return actor.projectName ?? '';
+    },
+  },
+  self: {
+    allows: "their own only (administrators: anyone's)",
+    refused: 'another user (not an administrator)',
+    decide: (actor, { userId }, { doing, everyone }) => {
+      if (userId === undefined) return everyone && isAdmin(actor) ? undefined : actor.userId;
+      if (sameUserId(userId, actor.userId)) return actor.userId;
+      if (!isAdmin(actor)) throw forbidden(`only administrators may ${doing} other users`);
+      return userId;
+    },
+  },
   environment: {
     allows: 'their own project; a protected environment only administrators and exchanged tokens whose publisher lists it',
     refused: 'another project, or an environment the caller may not promote into (a protected one, or one an exchanged token does not list)',
+    decide: (actor, { projectName, environment }) => {
+      checkPromote(actor, projectName!, environment!);
+      return projectName;
+    },
   },
-  // eventsProject
   events: {
     allows: "administrators all; project tokens their project's",
     refused: 'a user who is not an administrator (others read events through a project token of their project)',
+    decide: (actor) => {
+      if (isAdmin(actor)) return undefined;
+      if (!actor.projectToken || actor.projectName === null) {
+        throw forbidden('events are for administrators and project tokens (scope read or publish) of their project');
+      }
+      return actor.projectName;
+    },
   },
 };
+
+/**
+ * The rules as SQL, for a statement that checks its credential where it writes (the publish,
+ * server/policy/publish.ts), over the credential's row `u` of users: the must-change gate, and the
+ * `project` rule, whose one value is the project.
+ */
+export const MAY_ACT_SQL = 'not u.must_change_password';
+export const OWN_PROJECT_SQL = "(u.role = 'ROLE_ADMIN' or u.project_name = ?)";
+
+/**
+ * The owner rule's decision for a request (OWNER_RULES): what the handler may act for, or the 403
+ * of a refusal; a rule that hides what it refuses answers its 404 instead.
+ */
+export function decideOwner(owner: Owner, actor: Actor, subject: Subject, params: Record<string, string>): string | undefined {
+  try {
+    return OWNER_RULES[owner.rule].decide(actor, subject, owner);
+  } catch (refused) {
+    if (owner.hiddenAs) throw new AppError('not_found', owner.hiddenAs(params));
+    throw refused;
+  }
+}
 
 const sentence = (parts: string[]) =>
   parts.length === 0 ? '' : (parts.length === 1 ? parts[0]! : `${parts.slice(0, -1).join(', ')}, or ${parts.at(-1)!}`).replace(/^./, (c) => c.toUpperCase());
@@ -147,7 +154,7 @@ export function refusals(access: Access): { 401?: string; 403?: string } {
   const forbidden = [
     ...(access.role === 'ROLE_ADMIN' ? ['not an administrator'] : access.role ? [`not of the role ${access.role}`] : []),
     access.scope ? `a project token without the scope ${access.scope}` : 'a project token',
-    ...(access.owner ? [OWNER_RULES[access.owner].refused] : []),
+    ...(access.owner ? [OWNER_RULES[access.owner.rule].refused] : []),
     ...(access.allowWhileMustChange ? [] : ['a user who must change the initial password first']),
   ];
   return { 401: unauthorized, 403: sentence(forbidden) };
@@ -190,7 +197,3 @@ export function checkPromote(actor: Actor, projectName: string, environment: { n
   }
 }
 
-/** Who may veto a version of `projectName`, or lift its veto: administrators and the project's users (and their tokens of the scope promote). */
-export function checkVeto(actor: Actor, projectName: string): void {
-  checkProject(actor, projectName, 'veto versions');
-}
