@@ -221,9 +221,9 @@ export async function actorFromProjectTokenHash(services: Services, hash: string
   if (found.expiresAt && found.expiresAt.getTime() <= now.getTime()) {
     throw new AppError('unauthorized', `the project token "${found.name}" expired at ${formatTimestamp(found.expiresAt)}: make a new one`);
   }
-  if (!found.lastUsedAt || now.getTime() - found.lastUsedAt.getTime() >= LAST_USED_RESOLUTION_MS) {
-    await touchToken(services.db, { id: found.id }, now, lastUseDueBefore(now));
-  }
+  // The statement checks the same bound again, so two requests at once write the use once.
+  const dueBefore = lastUseDueBefore(now);
+  if (!found.lastUsedAt || found.lastUsedAt.getTime() <= dueBefore.getTime()) await touchToken(services.db, { id: found.id }, now, dueBefore);
   return {
     userId: found.userId,
     username: found.username,
