@@ -74,6 +74,11 @@ describe('normalizeXml', () => {
     expect(theirs).toContain('<script>if (a &lt; b &amp;&amp; c) { echo &quot;x&quot; }</script>');
     expect(sameConfig(ours, theirs)).toBe(true);
     expect(sameConfig(ours, theirs.replace('&lt;', '&gt;'))).toBe(false);
+    // Blank in CDATA comes back as blank text, which is no value at all, like an empty element.
+    const blank = '<flow-definition><description><![CDATA[ ]]></description></flow-definition>';
+    expect(jenkinsXml(blank)).toContain('<description> </description>');
+    expect(sameConfig(blank, jenkinsXml(blank))).toBe(true);
+    expect(sameConfig(blank, '<flow-definition/>')).toBe(true);
   });
 
   // XStream's readers skip comments and processing instructions: Jenkins writes none back.
