@@ -153,6 +153,15 @@ describe('normalizeXml', () => {
     expect(normalizeXml('<url>https://git.example.com/team/app.git</url>', { mask: true })).toContain('<url>https://git.example.com/team/app.git</url>');
   });
 
+  it('masks the user info of an address anywhere in a text, as an inline script or a description holds it', () => {
+    const script = '<script>sh "git clone https://bot:ghp_inline@git.example.com/a.git"\nsh "curl -u x https://u:pw2@repo.example.com/b"</script>';
+    const masked = normalizeXml(`<definition>${script}</definition>`, { mask: true });
+    expect(masked).not.toContain('ghp_inline');
+    expect(masked).not.toContain('u:pw2');
+    expect(masked).toMatch(/git clone https:\/\/\*{4}[0-9a-f]{6}@git\.example\.com\/a\.git/);
+    expect(masked).toMatch(/https:\/\/\*{4}[0-9a-f]{6}@repo\.example\.com\/b/);
+  });
+
   // hudson.tasks.LogRotator.removeLastBuild (core 2.474) appears in every re-serialised read.
   it('ignores LogRotator.removeLastBuild at its default, and sees it set', () => {
     const rotator = (extra: string) =>

@@ -82,10 +82,13 @@ function write(parent: XMLBuilder, node: Node, mask: boolean): void {
   for (const child of node.children) write(element, child, mask);
 }
 
-/** Secrets of an element: the whole text of a credential element, the user info of an address. */
+/**
+ * Secrets of an element: the whole text of a credential element, and the user info of every
+ * address in a text (a repository's, or one inside an inline script or a description).
+ */
 function maskedText(name: string, text: string): string {
   if (MASKED.has(name)) return masked(text);
-  return text.replace(/^([a-z][a-z0-9+.-]*:\/\/)([^@/\s]+)@/i, (_, scheme: string, userInfo: string) => `${scheme}${masked(userInfo)}@`);
+  return text.replace(/\b([a-z][a-z0-9+.-]*:\/\/)([^@/\s"']+)@/gi, (_, scheme: string, userInfo: string) => `${scheme}${masked(userInfo)}@`);
 }
 
 /**
