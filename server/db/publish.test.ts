@@ -8,6 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestDatabase, createServerTestDatabase, dbKinds } from '../../test/helpers/db.js';
 import { publishPrecondition } from '../policy/publish.js';
 import { type Database, migrateLatest, openDatabase } from './connect.js';
+import { insertToken } from './tokens.js';
+import { insertUser } from './users.js';
 import { type VersionFields, upsertVersion } from './versions.js';
 
 describe.each(dbKinds())('publishing a version row on %s', (kind) => {
@@ -73,5 +75,16 @@ describe.each(dbKinds())('publishing a version row on %s', (kind) => {
     expect(await upsertVersion(db, fields({ groupId: 'checked' }))).toMatchObject({ created: true });
     expect(await upsertVersion(db, fields({ groupId: 'checked', version: '1.0.1' }), nobody)).toBeUndefined();
     expect(await db('versions').where({ group_id: 'checked' }).pluck('version')).toEqual(['1.0.0']);
+  });
+
+  // The audit entry of a publish names its user and token from this, with no lookup of its own.
+  it('says whom the precondition found the credential to be: the user, and the project token', async () => {
+    const userId = await insertUser(db, { username: 'named', passwordHash: 'x', projectName: 'p', role: 'ROLE_USER' });
+    const tokenId = randomUUID();
+    await insertToken(db, { id: tokenId, userId, name: 'ci', scope: 'publish', tokenHash: 'hash-of-named', createdAt: new Date(), expiresAt: null });
+    const byToken = publishPrecondition({ kind: 'project', tokenHash: 'hash-of-named' }, 'p', new Date());
+    expect(await upsertVersion(db, fields({ groupId: 'named' }), byToken)).toEqual({ uid: expect.any(String), created: true, by: { userId, username: 'named', tokenId } });
+    const bySession = publishPrecondition({ kind: 'session', userId, username: 'named', tokenVersion: 0 }, 'p', new Date());
+    expect(await upsertVersion(db, fields({ groupId: 'named', latestVersion: true }), bySession)).toEqual({ uid: expect.any(String), created: false, by: { userId, username: 'named', tokenId: null } });
   });
 });

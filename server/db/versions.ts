@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 import { AppError } from '../../common/errors.js';
 import type { PageRequest, SearchFilters, SortField } from '../../common/schemas/repositories.js';
 import { versionKey } from '../../common/version-key.js';
-import { type Db, type ImmutableRule, type Precondition, type PublishKey, type SqlForm, dialectOf } from './dialects/index.js';
+import { type Db, type ImmutableRule, type Precondition, type PublishKey, type PublishedRow, type SqlForm, dialectOf } from './dialects/index.js';
 import { retryConflicts } from './faults.js';
 import { markVersionChange } from './events.js';
 import { toDate, toNumber } from './rows.js';
@@ -150,7 +150,7 @@ export function upsertVersion(
   fields: VersionFields,
   precondition?: Precondition,
   immutable?: ImmutableRule,
-): Promise<{ uid: string; created: boolean } | undefined> {
+): Promise<PublishedRow | undefined> {
   const dialect = dialectOf(db);
   return retryConflicts(() => dialect.publishVersionRow(db, toRow(fields), COORDINATE_COLUMNS, publishKey(fields), fields.latestVersion, precondition, immutable));
 }

@@ -4,6 +4,7 @@
 // the OpenAPI document (server/openapi.ts) is built from the same list.
 import type { IncomingHttpHeaders } from 'node:http';
 import type * as z from 'zod';
+import type { PublishedBy } from '../db/dialects/index.js';
 import type { AuditAction } from '../../common/schemas/audit.js';
 import type { TokenScope } from '../../common/schemas/tokens.js';
 import type { Role } from '../../common/schemas/users.js';
@@ -98,7 +99,7 @@ export interface Answer {
    * For the audit entry of an endpoint declared with `audit`: its target and details (never a
    * secret), and its actor where the request carried no token (the user a login proved).
    */
-  audit?: { target?: string; details?: Record<string, unknown>; actor?: Actor };
+  audit?: { target?: string; details?: Record<string, unknown>; actor?: Actor; by?: PublishedBy };
 }
 
 export interface Response {

@@ -328,6 +328,7 @@ async function serve(
       action: audit.action,
       actor,
       credential,
+      by: answer.audit?.by,
       via: audit.via ?? (actor ? (actor.projectToken ? 'token' : 'session') : credential ? (credential.kind === 'project' ? 'token' : 'session') : undefined),
       target: answer.audit?.target ?? (request && audit.target?.(request)),
       outcome: status < 400 ? 'ok' : status === 401 || status === 403 ? 'denied' : 'failed',

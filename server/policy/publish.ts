@@ -31,14 +31,17 @@ export const PUBLISH_OWNER: Owner = { rule: 'project', doing: 'publish only to' 
 /** The user part of the rule, for the row `u` of users; its one value is the record's project. */
 const USER_MAY_PUBLISH = `${MAY_ACT_SQL} and ${OWN_PROJECT_SQL}`;
 
+/** What a check's row says of the credential's user (Precondition.check), for the audit entry. */
+const NAMES_USER = 'u.id as user_id, u.username as username';
+
 const CHECKS: Record<SignedCredential['kind'], string> = {
-  session: `select 1 from users u where u.id = ? and u.username = ? and u.token_version = ? and ${USER_MAY_PUBLISH}`,
-  project: `select 1 from tokens t join users u on u.id = t.user_id
+  session: `select ${NAMES_USER}, null as token_id from users u where u.id = ? and u.username = ? and u.token_version = ? and ${USER_MAY_PUBLISH}`,
+  project: `select ${NAMES_USER}, t.id as token_id from tokens t join users u on u.id = t.user_id
           where t.token_hash = ? and t.kind = 'ordinary' and t.scope in (${scopesAllowing('publish').map((scope) => `'${scope}'`).join(', ')}) and (t.expires_at is null or t.expires_at > ?) and ${USER_MAY_PUBLISH}`,
 };
 
 /** An oidc token: known, not expired, within its scope, its user (the project's pipeline user) of the project. */
-const OIDC_CHECK = `select 1 from tokens t join users u on u.id = t.user_id
+const OIDC_CHECK = `select ${NAMES_USER}, t.id as token_id from tokens t join users u on u.id = t.user_id
           where t.token_hash = ? and t.kind = 'oidc' and t.scope in (${scopesAllowing('publish').map((scope) => `'${scope}'`).join(', ')}) and t.expires_at > ? and ${USER_MAY_PUBLISH}`;
 
 /** The rule as SQL: a row when the credential may publish to `projectName` at `now`. */

@@ -25,6 +25,7 @@ import {
 } from '../db/versions.js';
 import { checkOidcPublish, explainRefusal, oidcPublishPrecondition, publishPrecondition } from '../policy/publish.js';
 import type { SignedCredential } from './context.js';
+import type { PublishedBy } from '../db/dialects/index.js';
 import { checkProvenance, explainImmutable, immutableRule } from './immutable.js';
 import type { Services } from './context.js';
 
@@ -58,6 +59,14 @@ export function toVersionInformation(stored: StoredVersion): VersionInformation 
  * immutable rule says which content differs (409).
  */
 export async function publish(services: Services, credential: SignedCredential, record: VersionRecord): Promise<PublishResult> {
+  return (await publishRecord(services, credential, record)).result;
+}
+
+/**
+ * `publish`, also saying who published: the credential's user as the publish statement found it,
+ * for the audit entry, which then needs no lookup of its own.
+ */
+export async function publishRecord(services: Services, credential: SignedCredential, record: VersionRecord): Promise<{ result: PublishResult; by?: PublishedBy }> {
   let fields = storedFields(services, record);
   const dateGiven = record.creationDate !== undefined;
   const immutable = immutableRule(services, fields, dateGiven);
@@ -70,7 +79,7 @@ export async function publish(services: Services, credential: SignedCredential, 
     const now = services.now();
     const precondition = oidcTokenHash ? oidcPublishPrecondition(oidcTokenHash, record.projectName, now) : publishPrecondition(credential, record.projectName, now);
     const stored = await upsertVersion(services.db, fields, precondition, immutable);
-    if (stored) return { _status: true, uid: stored.uid, created: stored.created };
+    if (stored) return { result: { _status: true, uid: stored.uid, created: stored.created }, by: stored.by };
     // The credential first (a refused one says why before the version's rule), then the rule.
     const actor = await explainRefusal(services, credential, record.projectName);
     const binding = actor.projectToken?.oidc;

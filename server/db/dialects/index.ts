@@ -34,8 +34,29 @@ export interface BoundSql {
  */
 export interface Precondition {
   shape: string;
+  /** Its row names the credential's user: `user_id`, `username`, `token_id` (null for a session). */
   check: BoundSql;
   alongside?: BoundSql;
+}
+
+/** Who published, as the precondition's row named the credential's user (for the audit entry). */
+export interface PublishedBy {
+  userId: string;
+  username: string;
+  tokenId: string | null;
+}
+
+/** PublishedBy from the precondition row's `user_id`, `username` and `token_id`; undefined without one. */
+export function publishedBy(userId: unknown, username: unknown, tokenId: unknown): PublishedBy | undefined {
+  if (userId === undefined || userId === null) return undefined;
+  return { userId: String(userId), username: String(username), tokenId: tokenId === undefined || tokenId === null ? null : String(tokenId) };
+}
+
+/** A published row: its uid, whether it was new, and with a precondition who published it. */
+export interface PublishedRow {
+  uid: string;
+  created: boolean;
+  by?: PublishedBy;
 }
 
 /**
@@ -99,7 +120,7 @@ export interface Dialect extends SqlForm {
     latest: boolean,
     precondition?: Precondition,
     immutable?: ImmutableRule,
-  ): Promise<{ uid: string; created: boolean } | undefined>;
+  ): Promise<PublishedRow | undefined>;
   /**
    * The key's latest records other than `key.version` stop being latest: the first half of a latest
    * move, marked so for the event triggers. Called in a transaction that holds the key's lock (a

@@ -10,7 +10,7 @@ import { boundStatement } from '../client-timeout.js';
 import { connectFailure, firstLine, networkReason } from '../connect-failure.js';
 import { QUIET, loadDriver } from '../driver.js';
 import { cachedRows } from '../statements.js';
-import { KEPT_COLUMNS, type Db, type Dialect, type ErrorClass, type ImmutableRule, useDialect } from './index.js';
+import { KEPT_COLUMNS, type Db, type Dialect, type ErrorClass, type ImmutableRule, type PublishedBy, publishedBy, useDialect } from './index.js';
 
 const require = createRequire(import.meta.url);
 
@@ -123,23 +123,28 @@ export const mysqlDialect: Dialect = {
    * version's rule is checked there first, then a latest one clears the key's other latest records.
    */
   async publishVersionRow(db, row, coordinates, key, latest, precondition, immutable) {
+    let by: PublishedBy | undefined;
     if (precondition) {
       if (precondition.alongside) await db.raw(precondition.alongside.sql, precondition.alongside.values as Knex.RawBinding[]);
       const { sql, values } = precondition.check;
-      const allowed = await cachedRows(db, `precondition:${precondition.shape}`, values, () => `${sql} limit 1`);
-      if (allowed.length === 0) return undefined;
+      const [allowed] = await cachedRows(db, `precondition:${precondition.shape}`, values, () => `${sql} limit 1`);
+      if (!allowed) return undefined;
+      by = publishedBy(allowed.user_id, allowed.username, allowed.token_id);
     }
-    if (!latest && !immutable) return upsertVersionRow(db, row, coordinates);
-    return transactionWithLock(db, key.lock, async (trx) => {
-      let written = row;
-      if (immutable) {
-        const stored = await storedContent(trx, row, coordinates, immutable);
-        if (stored && !stored.same) return undefined;
-        if (stored) written = { ...row, creation_date: stored.creationDate };
-      }
-      if (latest) await mysqlDialect.clearLatest(trx, key);
-      return upsertVersionRow(trx, written, coordinates);
-    });
+    const written =
+      !latest && !immutable
+        ? await upsertVersionRow(db, row, coordinates)
+        : await transactionWithLock(db, key.lock, async (trx) => {
+            let values = row;
+            if (immutable) {
+              const stored = await storedContent(trx, row, coordinates, immutable);
+              if (stored && !stored.same) return undefined;
+              if (stored) values = { ...row, creation_date: stored.creationDate };
+            }
+            if (latest) await mysqlDialect.clearLatest(trx, key);
+            return upsertVersionRow(trx, values, coordinates);
+          });
+    return written && { ...written, by };
   },
 
   async clearLatest(trx, key) {

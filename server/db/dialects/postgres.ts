@@ -11,7 +11,7 @@ import { CLIENT_TIMEOUT, boundStatement } from '../client-timeout.js';
 import { connectFailure, firstLine, networkReason } from '../connect-failure.js';
 import { QUIET, loadDriver } from '../driver.js';
 import { cachedRows } from '../statements.js';
-import { KEPT_COLUMNS, type Db, type Dialect, type ErrorClass, type ImmutableRule, type Precondition, type PublishKey, type SqlForm, useDialect } from './index.js';
+import { KEPT_COLUMNS, type Db, type Dialect, type ErrorClass, type ImmutableRule, type Precondition, type PublishKey, publishedBy, type SqlForm, useDialect } from './index.js';
 
 const require = createRequire(import.meta.url);
 
@@ -131,12 +131,14 @@ function preconditionSteps(precondition: Precondition | undefined): { steps: str
   };
 }
 
-function upsertTail(columns: string[], coordinates: string[]): string {
+function upsertTail(columns: string[], coordinates: string[], precondition: Precondition | undefined): string {
   const replaced = columns.filter((c) => c !== 'uid' && !coordinates.includes(c));
   const set = (c: string) => (KEPT_COLUMNS.includes(c) ? `${c} = coalesce(versions.${c}, excluded.${c})` : `${c} = excluded.${c}`);
+  // Who published, as the precondition's row names the credential's user.
+  const by = precondition ? ', (select user_id from allowed) as by_user_id, (select username from allowed) as by_username, (select token_id from allowed) as by_token_id' : '';
   return `on conflict (${coordinates.join(', ')}) do update set
          ${[...replaced, 'updated_at'].map(set).join(', ')}
-       returning uid, (xmax = 0) as created`;
+       returning uid, (xmax = 0) as created${by}`;
 }
 
 function publishSql(columns: string[], coordinates: string[], precondition: Precondition | undefined): string {
@@ -145,7 +147,7 @@ function publishSql(columns: string[], coordinates: string[], precondition: Prec
   return `with ${steps.join(', ')}
        insert into versions (${columns.join(', ')}, updated_at)
        select ${columns.map((c) => `?${CASTS[c] ?? ''}`).join(', ')}, now() from key_taken
-       ${upsertTail(columns, coordinates)}`;
+       ${upsertTail(columns, coordinates, precondition)}`;
 }
 
 function immutablePublishSql(columns: string[], coordinates: string[], precondition: Precondition | undefined, immutable: ImmutableRule): string {
@@ -162,7 +164,7 @@ function immutablePublishSql(columns: string[], coordinates: string[], precondit
   return `with ${steps.join(', ')}
        insert into versions (${columns.join(', ')}, updated_at)
        select ${values.join(', ')}, now() from incoming i, key_taken k
-       ${upsertTail(columns, coordinates)}`;
+       ${upsertTail(columns, coordinates, precondition)}`;
 }
 
 /** The first key of named locks (Dialect.tryNamedLock) on PostgreSQL and PGlite. */
@@ -227,8 +229,8 @@ export function postgresLike(runStatement: Dialect['runStatement']): Dialect {
 
     async publishVersionRow(db, row, coordinates, key, latest, precondition, immutable) {
       const { shape, values, build } = publishStatement(row, coordinates, key, latest, precondition, immutable);
-      const [stored] = (await cachedRows(db, shape, values, build)) as { uid: unknown; created: unknown }[];
-      return stored && { uid: String(stored.uid), created: Boolean(stored.created) };
+      const [stored] = await cachedRows(db, shape, values, build);
+      return stored && { uid: String(stored.uid), created: Boolean(stored.created), by: publishedBy(stored.by_user_id, stored.by_username, stored.by_token_id) };
     },
 
     async clearLatest(trx, key) {
