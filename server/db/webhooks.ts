@@ -332,8 +332,10 @@ function dueInTurn(db: Db, webhookIds: string[], options: ClaimOptions): Knex.Ra
     `select d.id, room.in_flight, ${batch} as batch,`,
     'row_number() over (partition by d.webhook_id order by d.event_seq, d.created_at) as place',
     'from (',
-    `select w.id as webhook_id, ${asWhole('?')} - (select count(*) from deliveries b where b.webhook_id = w.id and b.status = ? and b.lease_until > current_timestamp(3)) as in_flight`,
-    `from webhooks w where w.id in (${webhookIds.map(() => '?').join(', ')})`,
+    // Counted once per webhook (grouped: a subquery per row would count again for every delivery ranked).
+    `select w.id as webhook_id, ${asWhole('?')} - count(b.id) as in_flight from webhooks w`,
+    'left join deliveries b on b.webhook_id = w.id and b.status = ? and b.lease_until > current_timestamp(3)',
+    `where w.id in (${webhookIds.map(() => '?').join(', ')}) group by w.id`,
     ') room join deliveries d on d.webhook_id = room.webhook_id',
     `where room.in_flight > 0 and ${DUE}`,
     ') ranked where ranked.place <= ranked.batch) as c',
