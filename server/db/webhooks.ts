@@ -292,11 +292,11 @@ export async function claimDeliveries(db: Db, options: ClaimOptions): Promise<Cl
     if (options.except?.length) query.whereNotIn('w.id', options.except);
     const webhooks: WebhookTarget[] = (await query).map((row: Record<string, unknown>) => targetFromRow(row));
     if (webhooks.length === 0) return [];
-    const rows = await trx('deliveries as d')
+    const rows = await trx
+      .from(dueInTurn(trx, webhooks.map((w) => w.id), options))
       .select([...DELIVERY_COLUMNS.map((c) => `d.${c}`), 'c.in_flight'])
-      .join(dueInTurn(trx, webhooks.map((w) => w.id), options), 'c.id', 'd.id')
-      // Again on the row as locked: a lease committed since the ranking's snapshot is not taken twice.
-      .whereRaw(DUE, ['pending'])
+      // The chosen ids first, then their rows by key: only those are read, so only those are locked.
+      .joinRaw(`${dialect.joinInOrder} deliveries d on d.id = c.id`)
       .orderBy('d.webhook_id')
       .orderBy('c.place')
       .forUpdate('d')

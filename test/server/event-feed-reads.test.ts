@@ -31,7 +31,7 @@ describe.each(dbKinds())('the event feed only reads on %s', (kind) => {
   }
 
   it('GET /v1/events changes no row and takes no lock, and answers as before', async () => {
-    const record = { projectName: 'reads', branch: 'main', artifact: { groupId: 'reads', artifactId: 'lib', version: '1.0.0' } };
+    const record = { projectName: 'reads', branch: 'main', artifact: { groupId: 'reads', artifactId: 'lib', version: '1.0.0' }, latestVersion: true };
     expect((await server.request('POST', '/v1/repositories', { token: admin, body: record })).status).toBe(201);
     const first = await server.request('GET', '/v1/events?limit=1000', { token: admin });
     expect(first.body.events.map((e: { type: string }) => e.type)).toEqual(['version.published', 'latest.moved']);

@@ -207,6 +207,8 @@ export function postgresLike(runStatement: Dialect['runStatement']): Dialect {
 
     castWhole: (sql) => `cast(${sql} as bigint)`,
 
+    joinInOrder: 'join',
+
     lockRowsKeepingKeys(query) {
       query.forNoKeyUpdate();
     },
