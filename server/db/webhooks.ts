@@ -277,6 +277,12 @@ export async function outboxWork(db: Db): Promise<OutboxWork> {
  * ones and locks the first of them (FOR UPDATE SKIP LOCKED); one update leases them. The count runs
  * in a statement after the lock, so it sees every lease committed before the lock was taken.
  */
+/**
+ * Each statement of a claim sees what committed before it began: MariaDB's default, repeatable read,
+ * would count leases with the snapshot of the first statement, taken before the webhooks' locks were held.
+ */
+const CLAIM_ISOLATION = 'read committed';
+
 export async function claimDeliveries(db: Db, options: ClaimOptions): Promise<ClaimedBatch[]> {
   if (options.webhooks <= 0) return [];
   const dialect = dialectOf(db);
@@ -311,9 +317,7 @@ export async function claimDeliveries(db: Db, options: ClaimOptions): Promise<Cl
       if (mine.length === 0) return [];
       return [{ webhook, leaseToken, inFlight: toNumber(mine[0].in_flight), deliveries: mine.map(deliveryFromRow) }];
     });
-  // Each statement sees what committed before it began (MariaDB's default, repeatable read, would
-  // count with the snapshot of the first statement, taken before the webhooks' locks were held).
-  }, { isolationLevel: 'read committed' }));
+  }, { isolationLevel: CLAIM_ISOLATION }));
 }
 
 /**
