@@ -33,6 +33,8 @@ export interface AppOptions {
   publicDir?: string;
   /** The read replica (server/db/replica.ts), when one is configured. */
   reads?: ReadRouting;
+  /** The process's webhook outbox, which numbers new events (start.ts starts it). */
+  outbox?: { wake(): void };
 }
 
 export type RequestListener = (req: IncomingMessage, res: ServerResponse) => void;
@@ -48,6 +50,7 @@ export function createServices(options: AppOptions): Services {
     now: options.now ?? (() => new Date()),
     metrics: options.metrics,
     reads: options.reads,
+    outbox: options.outbox,
   };
   services.audit = auditWriter(services);
   return services;

@@ -11,7 +11,7 @@ import { openDatabase } from './db/connect.js';
 import { type ReadRouting, startReadRouting } from './db/replica.js';
 import { createHttpServer } from './http-server.js';
 import { UNAVAILABLE_RETRY_AFTER_SECONDS, errorBody } from './http/errors.js';
-import { startOutbox } from './services/outbox.js';
+import { type Outbox, startOutbox } from './services/outbox.js';
 import { UNMATCHED_ROUTE, countRequest, logRequest, requestIdFrom } from './http/observe.js';
 import { SECURITY_HEADERS } from './http/pipeline.js';
 import { type Metrics, createMetrics } from './metrics.js';
@@ -97,6 +97,7 @@ function closeServer(server: http.Server, graceMs: number): Promise<void> {
 export async function startServer(config: ServerConfig, options: StartOptions): Promise<RunningServer> {
   let database: Awaited<ReturnType<typeof openDatabase>> | undefined;
   let reads: ReadRouting | undefined;
+  let outbox: Outbox | undefined;
   const metrics = config.metrics ? createMetrics(() => database?.db, () => reads) : undefined;
   let handler: http.RequestListener = starting(options.log, metrics);
   const server = createHttpServer((request, response) => handler(request, response), { log: options.log, metrics });
@@ -118,12 +119,12 @@ export async function startServer(config: ServerConfig, options: StartOptions): 
     const passwords = createPasswords(config.bcryptCost);
     const prepared = await prepareDatabase(database.db, config, passwords);
     if (database.replica) reads = startReadRouting(database.db, database.replica, config.db.read!.maxLagMs, options.log);
-    const appOptions = { db: database.db, config, log: options.log, secret: prepared.secret, passwords, metrics, now: options.now, reads };
+    const { db, description, close } = database;
+    // Webhook deliveries: every process numbers new events and sends its share (docs/webhooks.md, "Delivery").
+    outbox = startOutbox({ db, config, log: options.log, now: options.now ?? (() => new Date()) });
+    const appOptions = { db, config, log: options.log, secret: prepared.secret, passwords, metrics, now: options.now, reads, outbox };
     const services = createServices(appOptions);
     handler = createApp(appOptions, services);
-    const { db, description, close } = database;
-    // Webhook deliveries: every process sends its share (docs/webhooks.md, "Delivery").
-    const outbox = startOutbox({ db, config, log: options.log, now: options.now ?? (() => new Date()) });
     const scheduler = createScheduler(db, { log: options.log, ...options.schedule });
     registerTasks(scheduler, services);
     scheduler.start();
@@ -135,7 +136,7 @@ export async function startServer(config: ServerConfig, options: StartOptions): 
       scheduler,
       async stop(graceMs) {
         await closeServer(server, graceMs);
-        await outbox.stop();
+        await outbox?.stop();
         await scheduler.stop();
         await reads?.stop();
         await close();
@@ -143,6 +144,7 @@ export async function startServer(config: ServerConfig, options: StartOptions): 
     };
   } catch (error) {
     server.close();
+    await outbox?.stop().catch(() => {});
     await (reads ? reads.stop() : database?.replica?.destroy())?.catch(() => {});
     await database?.close().catch(() => {});
     throw error;

@@ -93,6 +93,17 @@ export async function readEvents(db: Db, filter: EventFilter): Promise<StoredEve
   return (await query).map(fromRow);
 }
 
+/**
+ * The largest id of a committed event that has no number yet (up to `upTo`), or undefined when every
+ * committed event has one: what a reader waits on before it reads (the outbox numbers them).
+ */
+export async function lastUnnumbered(db: Db, upTo?: number): Promise<number | undefined> {
+  const query = db('events').max({ id: 'id' }).whereNull('seq');
+  if (upTo !== undefined) query.where('id', '<=', upTo);
+  const [row] = await query;
+  return row?.id === null || row?.id === undefined ? undefined : toNumber(row.id);
+}
+
 /** The last seq given: where a feed with no cursor starts when it wants only new events. */
 export async function lastSeq(db: Db): Promise<number> {
   const row = await db('event_sequence').select('last_seq').where({ name: 'events' }).first();

@@ -265,49 +265,86 @@ export async function outboxWork(db: Db): Promise<OutboxWork> {
 }
 
 /**
- * Claims due deliveries for one sender, a batch per webhook. Every leased delivery of a webhook
- * counts against `perWebhook`, whether in flight or waiting in a sender's batch, and a sender sends
- * at most `inFlight` of a batch at once: so never more than `perWebhook` requests are in flight per
- * webhook across every sender (the webhook rows are locked while counting, so two senders do not
- * both see a free slot). A webhook's deliveries go in commit order (event_seq).
+ * Claims due deliveries for one sender, a batch per webhook, for many webhooks at once. Every leased
+ * delivery of a webhook counts against `perWebhook`, whether in flight or waiting in a sender's
+ * batch, and a sender sends at most `inFlight` of a batch at once: so never more than `perWebhook`
+ * requests are in flight per webhook across every sender. A webhook's deliveries go in commit order
+ * (event_seq).
+ *
+ * Three statements, whatever the number of webhooks: the webhook rows are locked first (skipping
+ * those another sender or record holds), so that two senders never both count a free slot of the
+ * same webhook; then one statement counts each locked webhook's leased deliveries, ranks its due
+ * ones and locks the first of them (FOR UPDATE SKIP LOCKED); one update leases them. The count runs
+ * in a statement after the lock, so it sees every lease committed before the lock was taken.
  */
+/**
+ * Each statement of a claim sees what committed before it began: MariaDB's default, repeatable read,
+ * would count leases with the snapshot of the first statement, taken before the webhooks' locks were held.
+ */
+const CLAIM_ISOLATION = 'read committed';
+
 export async function claimDeliveries(db: Db, options: ClaimOptions): Promise<ClaimedBatch[]> {
   if (options.webhooks <= 0) return [];
   const dialect = dialectOf(db);
   return retryConflicts(() => db.transaction(async (trx) => {
-    const now = dialect.now(trx);
-    const due = (query: ReturnType<typeof trx>) =>
-      query.whereRaw(DUE, ['pending']);
     const query = trx('webhooks as w')
       .select(TARGET_COLUMNS(trx))
       .where('w.active', true)
-      .whereExists((q) => due(q.select(trx.raw('1')).from('deliveries as d').whereRaw('d.webhook_id = w.id')))
+      .whereExists((q) => q.select(trx.raw('1')).from('deliveries as d').whereRaw('d.webhook_id = w.id').whereRaw(DUE, ['pending']))
       .orderBy('w.id')
       .limit(options.webhooks)
       .modify(lockWebhook)
       .skipLocked();
     if (options.except?.length) query.whereNotIn('w.id', options.except);
-    const claimed: ClaimedBatch[] = [];
-    for (const row of await query) {
-      const webhook = targetFromRow(row);
-      const [busy] = await trx('deliveries').count({ n: '*' }).where({ webhook_id: webhook.id, status: 'pending' }).where('lease_until', '>', now);
-      const inFlight = options.perWebhook - toNumber(busy?.n);
-      if (inFlight <= 0) continue;
-      const rows = await due(trx('deliveries as d').select(DELIVERY_COLUMNS.map((c) => `d.${c}`)).where('d.webhook_id', webhook.id))
-        .orderBy('d.event_seq')
-        .orderBy('d.created_at')
-        .limit(Math.max(1, options.batch(webhook.id, inFlight)))
-        .forUpdate()
-        .skipLocked();
-      if (rows.length === 0) continue;
-      const leaseToken = randomUUID();
-      await trx('deliveries')
-        .whereIn('id', rows.map((r: Record<string, unknown>) => r.id as string))
-        .update({ lease_until: dialect.nowPlus(trx, options.leaseMs), lease_token: leaseToken });
-      claimed.push({ webhook, leaseToken, inFlight, deliveries: rows.map(deliveryFromRow) });
-    }
-    return claimed;
-  }));
+    const webhooks: WebhookTarget[] = (await query).map((row: Record<string, unknown>) => targetFromRow(row));
+    if (webhooks.length === 0) return [];
+    const rows = await trx
+      .from(dueInTurn(trx, webhooks.map((w) => w.id), options))
+      .select([...DELIVERY_COLUMNS.map((c) => `d.${c}`), 'c.in_flight'])
+      // The chosen ids first, then their rows by key: only those are read, so only those are locked.
+      .joinRaw(`${dialect.joinInOrder} deliveries d on d.id = c.id`)
+      .orderBy('d.webhook_id')
+      .orderBy('c.place')
+      .forUpdate('d')
+      .skipLocked();
+    if (rows.length === 0) return [];
+    const leaseToken = randomUUID();
+    await trx('deliveries')
+      .whereIn('id', rows.map((r: Record<string, unknown>) => r.id as string))
+      .update({ lease_until: dialect.nowPlus(trx, options.leaseMs), lease_token: leaseToken });
+    return webhooks.flatMap((webhook) => {
+      const mine = rows.filter((r: Record<string, unknown>) => String(r.webhook_id) === webhook.id);
+      if (mine.length === 0) return [];
+      return [{ webhook, leaseToken, inFlight: toNumber(mine[0].in_flight), deliveries: mine.map(deliveryFromRow) }];
+    });
+  }, { isolationLevel: CLAIM_ISOLATION }));
+}
+
+/**
+ * The due deliveries to claim of each of these webhooks, as a derived table `c` (id, in_flight,
+ * place): the webhook's room (`perWebhook` less its leased deliveries, on database time) and, when
+ * there is room, its due deliveries in commit order up to the batch for that room.
+ */
+function dueInTurn(db: Db, webhookIds: string[], options: ClaimOptions): Knex.Raw {
+  const asWhole = (sql: string) => dialectOf(db).castWhole(sql);
+  const rooms = Array.from({ length: options.perWebhook }, (_, i) => i + 1);
+  // The batch for each webhook and each room it may have: the caller's rule, as values.
+  const batch = `case room.webhook_id ${webhookIds.map(() => `when ? then case room.in_flight ${rooms.map(() => `when ? then ${asWhole('?')}`).join(' ')} end`).join(' ')} end`;
+  const batchValues = webhookIds.flatMap((id) => [id, ...rooms.flatMap((room) => [room, Math.max(1, options.batch(id, room))])]);
+  const sql = [
+    '(select ranked.id, ranked.in_flight, ranked.place from (',
+    `select d.id, room.in_flight, ${batch} as batch,`,
+    'row_number() over (partition by d.webhook_id order by d.event_seq, d.created_at) as place',
+    'from (',
+    // Counted once per webhook (grouped: a subquery per row would count again for every delivery ranked).
+    `select w.id as webhook_id, ${asWhole('?')} - count(b.id) as in_flight from webhooks w`,
+    'left join deliveries b on b.webhook_id = w.id and b.status = ? and b.lease_until > current_timestamp(3)',
+    `where w.id in (${webhookIds.map(() => '?').join(', ')}) group by w.id`,
+    ') room join deliveries d on d.webhook_id = room.webhook_id',
+    `where room.in_flight > 0 and ${DUE}`,
+    ') ranked where ranked.place <= ranked.batch) as c',
+  ].join(' ');
+  return db.raw(sql, [...batchValues, options.perWebhook, 'pending', ...webhookIds, 'pending']);
 }
 
 /** Gives claimed deliveries back unsent (their lease ends now), so that any sender may take them. */

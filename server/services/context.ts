@@ -22,6 +22,8 @@ export interface Services {
   metrics?: Metrics;
   /** The read replica, when one is configured (server/db/replica.ts); read endpoints use it. */
   reads?: ReadRouting;
+  /** The process's webhook outbox (services/outbox.ts): a feed wakes it when events wait for their number. */
+  outbox?: { wake(): void };
   /** Takes the audit entry of a request to an endpoint declared with `audit`; must not throw. */
   audit?: (record: AuditRecord) => void;
 }

@@ -1,15 +1,12 @@
 // Events as the API and webhooks show them, their numbering into commit order with the deliveries
-// it queues, and the feed (docs/webhooks.md).
+// it queues (the outbox's work), and the feed, which only reads (docs/webhooks.md).
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type StoredEvent, lastSeq, readEvents, sequenceEvents } from '../db/events.js';
+import { type StoredEvent, lastSeq, lastUnnumbered, readEvents, sequenceEvents } from '../db/events.js';
 import { fromRow } from '../db/versions.js';
-import { type NewDelivery, insertDeliveries, listWebhooks } from '../db/webhooks.js';
+import { type NewDelivery, type StoredWebhook, insertDeliveries, listWebhooks } from '../db/webhooks.js';
 import type { EventPage, EventsQuery } from '../../common/schemas/events.js';
 import type { Services } from './context.js';
 import { toVersionInformation } from './versions.js';
-
-
-
 
 export interface ApiEvent {
   id: string;
@@ -36,28 +33,33 @@ export function deliveryBody(event: ApiEvent): string {
 /** The most events one dispatchEvents numbers. */
 export const EVENT_PAGE = 500;
 
+/** The deliveries of these events: one per event and active webhook that wants it, in the events' order. */
+export function deliveriesOf(events: StoredEvent[], webhooks: StoredWebhook[]): NewDelivery[] {
+  const deliveries: NewDelivery[] = [];
+  for (const event of events) {
+    // Shaped once, and only for an event some webhook wants (none, most of the time).
+    let body: string | undefined;
+    for (const webhook of webhooks) {
+      if (!webhook.active || !webhook.events.includes(event.type)) continue;
+      if (webhook.projects && !(event.projectName !== null && webhook.projects.includes(event.projectName))) continue;
+      body ??= deliveryBody(toApiEvent(event));
+      deliveries.push({ webhookId: webhook.id, eventId: event.id, eventSeq: event.seq, type: event.type, body });
+    }
+  }
+  return deliveries;
+}
+
 /**
  * Numbers newly committed events and, in the same transaction, queues their deliveries to every
- * active webhook that wants them. Any process may call it; one at a time does the work (`wait`:
- * for its turn; else nothing is done while another does it). The number of events numbered.
+ * active webhook that wants them: the outbox's first step (services/outbox.ts), never a reader's.
+ * Any process may call it; one at a time does the work (`wait`: for its turn; else nothing is done
+ * while another does it). The number of events numbered.
  */
 export async function dispatchEvents(services: Pick<Services, 'db'>, options: { wait?: boolean } = {}): Promise<number> {
   return services.db.transaction(async (trx) => {
     const events = await sequenceEvents(trx, { limit: EVENT_PAGE, ...options });
     if (events.length === 0) return 0;
-    const webhooks = await listWebhooks(trx, { activeOnly: true });
-    const deliveries: NewDelivery[] = [];
-    for (const event of events) {
-      // Shaped once, and only for an event some webhook wants (none, most of the time).
-      let body: string | undefined;
-      for (const webhook of webhooks) {
-        if (!webhook.events.includes(event.type)) continue;
-        if (webhook.projects && !(event.projectName !== null && webhook.projects.includes(event.projectName))) continue;
-        body ??= deliveryBody(toApiEvent(event));
-        deliveries.push({ webhookId: webhook.id, eventId: event.id, eventSeq: event.seq, type: event.type, body });
-      }
-    }
-    await insertDeliveries(trx, deliveries);
+    await insertDeliveries(trx, deliveriesOf(events, await listWebhooks(trx, { activeOnly: true })));
     return events.length;
   });
 }
@@ -81,14 +83,42 @@ export interface FeedPage {
 
 /** How often a waiting feed looks again. */
 const FEED_POLL_MS = 200;
+/** How often a feed looks whether the events it waits on have their number yet. */
+const NUMBERED_POLL_MS = 20;
+/**
+ * The longest a feed waits for events committed before it asked to be numbered: a server whose
+ * outbox has stopped answers with what is numbered, and the cursor reads the rest later.
+ */
+const NUMBERED_WAIT_MS = 5_000;
 
-/** Events after the cursor in commit order; with `wait`, holds until one arrives, the wait ends or the client goes. */
-export async function feed(services: Pick<Services, 'db'>, request: FeedRequest): Promise<FeedPage> {
+/** What the feed needs: the database, and the process's outbox to wake when events wait for their number. */
+export type FeedServices = Pick<Services, 'db' | 'outbox'>;
+
+/**
+ * Waits until the events committed before this call have their number, which the outbox gives them
+ * (this process's, woken now, or another's): the feed itself only reads.
+ */
+async function untilNumbered(services: FeedServices, signal?: AbortSignal): Promise<void> {
+  const last = await lastUnnumbered(services.db);
+  if (last === undefined) return;
+  services.outbox?.wake();
+  const until = Date.now() + NUMBERED_WAIT_MS;
+  while (Date.now() < until && !signal?.aborted) {
+    await sleep(NUMBERED_POLL_MS, undefined, { signal }).catch(() => undefined);
+    if ((await lastUnnumbered(services.db, last)) === undefined) return;
+  }
+}
+
+/**
+ * Events after the cursor in commit order; with `wait`, holds until one arrives, the wait ends or
+ * the client goes. Only reads: numbering events is the outbox's work.
+ */
+export async function feed(services: FeedServices, request: FeedRequest): Promise<FeedPage> {
   const after = request.after === undefined ? 0 : Number(request.after);
   const until = Date.now() + request.wait * 1000;
   for (;;) {
-    // Waiting for a sender that is numbering now: what was committed before this call is then read.
-    await dispatchEvents(services, { wait: true });
+    // What was committed before this look is read: the outbox numbers it first.
+    await untilNumbered(services, request.signal);
     const horizon = await lastSeq(services.db);
     const events = await readEvents(services.db, { after, limit: request.limit, projectName: request.projectName, types: request.types });
     if (events.length > 0) return { events: events.map(toApiEvent), next: String(events.at(-1)!.seq) };

@@ -1,8 +1,11 @@
-// The sender of the webhook outbox (server/db/webhooks.ts): numbers new events and queues their
-// deliveries, claims due deliveries of a webhook in batches with a lease, sends them from the batch
-// (at most 16 requests at once per process, 2 per webhook across all processes) over kept-alive
-// connections, and records the finished attempts together, each with its retry or its end. Every
-// process runs one; they share the work through the database. Publishing never waits for it.
+// The sender of the webhook outbox (server/db/webhooks.ts), as named steps (docs/webhooks.md,
+// "Delivery"): number new events and fan them out into deliveries (dispatchEvents), claim due
+// deliveries of many webhooks in batches with a lease (claim), start attempts from the batches while
+// there is room (startable, then send: at most 16 requests at once per process, 2 per webhook across
+// all processes) over kept-alive connections, and record the finished attempts together (record),
+// each with its retry (retryIn: the schedule) or its end. The loop that runs the steps keeps its state
+// in one Sender. Every process runs one; they share the work through the database. Publishing never
+// waits for it; the event feed only wakes it.
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { writeAudit } from '../db/audit.js';
@@ -18,8 +21,8 @@ import {
   recordAttempts,
   releaseDeliveries,
 } from '../db/webhooks.js';
-import { addressRules } from '../webhooks/addresses.js';
-import { type Attempt, SEND_TIMEOUT_MS, keepAliveAgents, send } from '../webhooks/send.js';
+import { type AddressRules, addressRules } from '../webhooks/addresses.js';
+import { type Agents, type Attempt, SEND_TIMEOUT_MS, keepAliveAgents, send } from '../webhooks/send.js';
 import type { Services } from './context.js';
 import { EVENT_PAGE, dispatchEvents } from './events.js';
 import { failureFields } from '../db/faults.js';
@@ -87,7 +90,7 @@ async function disable(services: OutboxServices, webhookId: string, reason: stri
 }
 
 export interface Outbox {
-  /** Looks for work now rather than at the next poll (e.g. after a publish). */
+  /** Looks for work now rather than at the next poll (e.g. events waiting for their number). */
   wake(): void;
   /** Stops claiming, waits for the attempts in flight. */
   stop(): Promise<void>;
@@ -103,7 +106,7 @@ export interface OutboxOptions {
 }
 
 /** A claimed delivery waiting in its batch. */
-interface Queued {
+export interface Queued {
   delivery: StoredDelivery;
   leaseToken: string;
   /** performance.now() after which it may no longer start (its lease leaves too little). */
@@ -111,7 +114,7 @@ interface Queued {
 }
 
 /** What this sender holds of one webhook: the batch it claimed, until every delivery of it is recorded or given back. */
-interface Held {
+export interface Held {
   webhook: WebhookTarget;
   inFlight: number;
   queue: Queued[];
@@ -120,203 +123,323 @@ interface Held {
   outstanding: number;
 }
 
+/** The settings a sender runs with. */
+interface Settings {
+  pollMs: number;
+  roundMs: number;
+  leaseMs: number;
+  perProcess: number;
+}
+
+/** One sender's state: what the steps below read and change, in one place rather than in a closure. */
+interface Sender {
+  services: OutboxServices;
+  settings: Settings;
+  rules: AddressRules;
+  agents: Agents;
+  /** The batches held, by webhook id, in the order they were claimed. */
+  held: Map<string, Held>;
+  /** How long a webhook's recent attempts took (a moving average), for the size of its next batch. */
+  pace: Map<string, number>;
+  /** Finished attempts waiting to be recorded together. */
+  finished: AttemptRecord[];
+  /** Attempts in flight in this process. */
+  sending: number;
+  recording: Promise<void> | undefined;
+  recordTimer: NodeJS.Timeout | undefined;
+  stopping: boolean;
+  /** Aborted to end the loop's wait early (wake); replaced after each wait. */
+  wakeUp: AbortController;
+  stopped: AbortController;
+  /** Sends, records and give-backs under way, for stop() to wait on. */
+  work: Set<Promise<void>>;
+}
+
+// The steps: plain functions of their inputs.
+
+/**
+ * Claims due deliveries for up to `room` webhooks other than `except` (one claim for all of them,
+ * claimDeliveries), each batch sized by its webhook's pace: the batches to hold. Their attempts may
+ * start until `claimedAt` plus what the lease leaves once the longest attempt and its record fit.
+ */
+export async function claim(
+  db: OutboxServices['db'],
+  input: { room: number; except: string[]; pace: ReadonlyMap<string, number>; leaseMs: number; claimedAt: number },
+): Promise<Held[]> {
+  const batches: ClaimedBatch[] = await claimDeliveries(db, {
+    webhooks: input.room,
+    perWebhook: PER_WEBHOOK,
+    batch: (webhookId, inFlight) => batchSize(input.pace.get(webhookId), inFlight),
+    leaseMs: input.leaseMs,
+    except: input.except,
+  });
+  const startBy = input.claimedAt + input.leaseMs - SEND_TIMEOUT_MS - RECORD_ROOM_MS;
+  return batches.map((batch) => {
+    const queue = batch.deliveries.map((delivery) => ({ delivery, leaseToken: batch.leaseToken, startBy }));
+    return { webhook: batch.webhook, inFlight: batch.inFlight, queue, sending: 0, outstanding: queue.length };
+  });
+}
+
+/** What to do next with the held batches: the attempts to start, and what may no longer start, to give back. */
+export interface Startable {
+  start: { entry: Held; item: Queued }[];
+  giveBack: { entry: Held; items: Queued[] }[];
+}
+
+/**
+ * Takes from the batches' queues the attempts to start now, one webhook after another in turn:
+ * per webhook up to its `inFlight`, in all up to `room` (the process's). A delivery whose start time
+ * has passed (`now` is performance.now()) is given back, with the rest of its batch.
+ */
+export function startable(held: Iterable<Held>, room: number, now: number): Startable {
+  const plan: Startable = { start: [], giveBack: [] };
+  const entries = [...held];
+  const planned = new Map<Held, number>();
+  let started = true;
+  while (started && plan.start.length < room) {
+    started = false;
+    for (const entry of entries) {
+      if (plan.start.length >= room) break;
+      if (entry.sending + (planned.get(entry) ?? 0) >= entry.inFlight || entry.queue.length === 0) continue;
+      const next = entry.queue.shift()!;
+      if (now > next.startBy) {
+        plan.giveBack.push({ entry, items: [next, ...entry.queue.splice(0)] });
+        continue;
+      }
+      started = true;
+      planned.set(entry, (planned.get(entry) ?? 0) + 1);
+      plan.start.push({ entry, item: next });
+    }
+  }
+  return plan;
+}
+
+/** Sends one attempt of a claimed delivery: its record, with when to try again when it failed (retryIn). */
+export async function sendAttempt(
+  webhook: WebhookTarget,
+  item: Queued,
+  transport: { rules: AddressRules; agents: Agents; retrySchedule: number[] },
+): Promise<AttemptRecord> {
+  const { delivery } = item;
+  const result = await send({ url: webhook.url, id: delivery.id, body: delivery.body, secrets: webhook.secrets }, transport.rules, SEND_TIMEOUT_MS, transport.agents);
+  const retryInMs = result.error === undefined ? undefined : retryIn(transport.retrySchedule, delivery.attempts, result);
+  return { claim: { id: delivery.id, webhookId: webhook.id, leaseToken: item.leaseToken }, result, retryInMs };
+}
+
+/** A webhook's pace after an attempt that took `durationMs`: a moving average. */
+export function nextPace(previous: number | undefined, durationMs: number): number {
+  return previous === undefined ? durationMs : 0.8 * previous + 0.2 * durationMs;
+}
+
+/**
+ * When to record the finished attempts: `now` when a webhook's batch is done (its next batch waits
+ * for the record), an answer disables a webhook (410), the sender stops or enough are waiting;
+ * `later` (within RECORD_DELAY_MS) otherwise, so that one transaction records many.
+ */
+export function recordWhen(finished: AttemptRecord[], held: ReadonlyMap<string, Held>, stopping: boolean): 'now' | 'later' {
+  const batchDone = finished.some((r) => {
+    const entry = held.get(r.claim.webhookId);
+    return !entry || (entry.queue.length === 0 && entry.sending === 0);
+  });
+  return batchDone || stopping || finished.length >= MAX_BATCH || finished.some((r) => r.result.status === 410) ? 'now' : 'later';
+}
+
+/** Each webhook of the recorded attempts as it is now, and whether it is still to be sent to. */
+export type Recorded = Map<string, WebhookTarget>;
+
+/**
+ * Records finished attempts in one transaction (recordAttempts), then disables a webhook whose
+ * receiver answered 410 or that has failed too long (logged and audited): each webhook as it is now,
+ * `active` false when it was disabled. Filled into `judged` as it goes, so that what was learnt
+ * before a failure is kept.
+ */
+export async function record(services: OutboxServices, records: AttemptRecord[], judged: Recorded = new Map()): Promise<Recorded> {
+  const { recorded, webhooks } = await recordAttempts(services.db, records);
+  for (const [webhookId, now] of webhooks) {
+    judged.set(webhookId, now);
+    const mine = records.filter((r) => recorded.has(r.claim.id) && r.claim.webhookId === webhookId);
+    if (mine.some((r) => r.result.status === 410)) {
+      await disable(services, webhookId, 'the receiver answered 410 Gone');
+      judged.set(webhookId, { ...now, active: false });
+    } else if (mine.some((r) => r.result.error !== undefined) && (await isFailingLong(services.db, webhookId, AUTO_DISABLE_FAILURES, AUTO_DISABLE_DAYS, services.now()))) {
+      await disable(services, webhookId, `${AUTO_DISABLE_FAILURES} failed deliveries in a row and no success for ${AUTO_DISABLE_DAYS} days`);
+      judged.set(webhookId, { ...now, active: false });
+    }
+  }
+  return judged;
+}
+
+// The sender: the steps applied to its state.
+
+function track(sender: Sender, promise: Promise<void>): void {
+  sender.work.add(promise);
+  promise
+    .catch((error: unknown) => sender.services.log.error(failureFields(error), 'webhook outbox: unexpected failure'))
+    .finally(() => sender.work.delete(promise));
+}
+
+function wake(sender: Sender): void {
+  sender.wakeUp.abort();
+}
+
+/** Gives back deliveries not sent; their lease ends anyway if that fails. */
+function giveBack(sender: Sender, entry: Held, items: Queued[]): void {
+  if (items.length === 0) return;
+  track(sender, releaseDeliveries(sender.services.db, items.map((q) => ({ id: q.delivery.id, leaseToken: q.leaseToken })))
+    .catch((error: unknown) => sender.services.log.warn(failureFields(error), 'webhook outbox: claimed deliveries not given back; their lease ends'))
+    .finally(() => settle(sender, entry, items.length)));
+}
+
+/** `count` deliveries of a webhook are done with (recorded or given back); when none is left, it is claimed for again. */
+function settle(sender: Sender, entry: Held, count: number): void {
+  entry.outstanding -= count;
+  if (entry.outstanding === 0 && sender.held.get(entry.webhook.id) === entry) {
+    sender.held.delete(entry.webhook.id);
+    wake(sender);
+  }
+}
+
+/** Starts attempts from the batches while there is room, and gives back what may no longer start. */
+function pump(sender: Sender): void {
+  if (sender.stopping) return;
+  const plan = startable(sender.held.values(), sender.settings.perProcess - sender.sending, performance.now());
+  for (const { entry, items } of plan.giveBack) giveBack(sender, entry, items);
+  for (const { entry, item } of plan.start) attempt(sender, entry, item);
+}
+
+function attempt(sender: Sender, entry: Held, item: Queued): void {
+  entry.sending++;
+  sender.sending++;
+  const transport = { rules: sender.rules, agents: sender.agents, retrySchedule: sender.services.config.events.retrySchedule };
+  track(sender, sendAttempt(entry.webhook, item, transport).then((finished) => {
+    entry.sending--;
+    sender.sending--;
+    sender.pace.set(finished.claim.webhookId, nextPace(sender.pace.get(finished.claim.webhookId), finished.result.durationMs));
+    sender.finished.push(finished);
+    recordFinished(sender);
+    pump(sender);
+  }));
+}
+
+/** Records the finished attempts, all that are there in one go, now or within RECORD_DELAY_MS (recordWhen). */
+function recordFinished(sender: Sender, now = false): void {
+  if (sender.recording || sender.finished.length === 0) return;
+  if (!now && recordWhen(sender.finished, sender.held, sender.stopping) === 'later') {
+    sender.recordTimer ??= setTimeout(() => {
+      sender.recordTimer = undefined;
+      recordFinished(sender, true);
+    }, RECORD_DELAY_MS);
+    return;
+  }
+  clearTimeout(sender.recordTimer);
+  sender.recordTimer = undefined;
+  const records = sender.finished.splice(0);
+  const judged: Recorded = new Map();
+  sender.recording = (async () => {
+    try {
+      await record(sender.services, records, judged);
+    } catch (error) {
+      for (const r of records) sender.services.log.error({ ...failureFields(error), deliveryId: r.claim.id }, 'webhook delivery not recorded');
+    }
+    // A changed URL or a rotated secret applies to the rest of the batch; a webhook no longer active gets no more of it.
+    for (const [webhookId, now] of judged) {
+      const entry = sender.held.get(webhookId);
+      if (!entry) continue;
+      entry.webhook = now;
+      if (!now.active) giveBack(sender, entry, entry.queue.splice(0));
+    }
+    for (const r of records) {
+      const entry = sender.held.get(r.claim.webhookId);
+      if (entry) settle(sender, entry, 1);
+    }
+  })().finally(() => {
+    sender.recording = undefined;
+    recordFinished(sender);
+  });
+  track(sender, sender.recording);
+}
+
+/** One round: new events numbered (with their deliveries), deliveries claimed. True when a backlog is left (a full page or batch). */
+async function round(sender: Sender): Promise<boolean> {
+  const { services, settings, held } = sender;
+  const work = await outboxWork(services.db);
+  const numbered = work.events ? await dispatchEvents(services) : 0;
+  if (sender.stopping || held.size >= settings.perProcess) return numbered >= EVENT_PAGE;
+  // Numbering may have queued deliveries the look could not see.
+  if (!work.deliveries && numbered === 0) return false;
+  const claimed = await claim(services.db, {
+    room: settings.perProcess - held.size,
+    except: [...held.keys()],
+    pace: sender.pace,
+    leaseMs: settings.leaseMs,
+    claimedAt: performance.now(),
+  });
+  const full = claimed.some((entry) => entry.queue.length >= MAX_BATCH);
+  for (const entry of claimed) held.set(entry.webhook.id, entry);
+  pump(sender);
+  return numbered >= EVENT_PAGE || full;
+}
+
+/** Runs rounds until the sender stops: at once while a backlog is left, else after the poll or a wake, at most one a roundMs. */
+async function run(sender: Sender): Promise<void> {
+  while (!sender.stopping) {
+    const startedAt = performance.now();
+    let backlog = false;
+    try {
+      backlog = await round(sender);
+    } catch (error) {
+      sender.services.log.warn(failureFields(error), 'webhook outbox: the database did not answer; trying again');
+    }
+    if (sender.stopping) break;
+    if (backlog) continue;
+    await sleep(sender.settings.pollMs, undefined, { signal: sender.wakeUp.signal }).catch(() => undefined);
+    if (sender.wakeUp.signal.aborted) sender.wakeUp = new AbortController();
+    // Woken early (a batch done, events waiting for their number): the next round waits out the rest of roundMs.
+    const rest = startedAt + sender.settings.roundMs - performance.now();
+    if (rest > 0 && !sender.stopping) await sleep(rest, undefined, { signal: sender.stopped.signal }).catch(() => undefined);
+  }
+}
+
 export function startOutbox(services: OutboxServices, options: OutboxOptions = {}): Outbox {
   const rules = addressRules(services.config.events.allowNetworks);
-  const agents = keepAliveAgents(rules);
   const pollMs = options.pollMs ?? 250;
-  const roundMs = Math.min(pollMs, options.roundMs ?? ROUND_MS);
-  const leaseMs = options.leaseMs ?? LEASE_MS;
-  const perProcess = options.perProcess ?? PER_PROCESS;
-  const held = new Map<string, Held>();
-  /** How long a webhook's recent attempts took (a moving average), for the size of its next batch. */
-  const pace = new Map<string, number>();
-  const finished: AttemptRecord[] = [];
-  const work = new Set<Promise<void>>();
-  let sending = 0;
-  let recording: Promise<void> | undefined;
-  let recordTimer: NodeJS.Timeout | undefined;
-  let stopping = false;
-  let wakeUp = new AbortController();
-  const wake = () => wakeUp.abort();
-  const stopped = new AbortController();
-  const track = (promise: Promise<void>) => {
-    work.add(promise);
-    promise
-      .catch((error: unknown) => services.log.error(failureFields(error), 'webhook outbox: unexpected failure'))
-      .finally(() => work.delete(promise));
+  const sender: Sender = {
+    services,
+    settings: {
+      pollMs,
+      roundMs: Math.min(pollMs, options.roundMs ?? ROUND_MS),
+      leaseMs: options.leaseMs ?? LEASE_MS,
+      perProcess: options.perProcess ?? PER_PROCESS,
+    },
+    rules,
+    agents: keepAliveAgents(rules),
+    held: new Map(),
+    pace: new Map(),
+    finished: [],
+    sending: 0,
+    recording: undefined,
+    recordTimer: undefined,
+    stopping: false,
+    wakeUp: new AbortController(),
+    stopped: new AbortController(),
+    work: new Set(),
   };
-
-  /** Gives back deliveries not sent; their lease ends anyway if that fails. */
-  const release = (entry: Held, items: Queued[]) => {
-    if (items.length === 0) return;
-    track(releaseDeliveries(services.db, items.map((q) => ({ id: q.delivery.id, leaseToken: q.leaseToken })))
-      .catch((error: unknown) => services.log.warn(failureFields(error), 'webhook outbox: claimed deliveries not given back; their lease ends'))
-      .finally(() => settle(entry, items.length)));
-  };
-
-  /** `count` deliveries of a webhook are done with (recorded or given back); when none is left, it is claimed for again. */
-  const settle = (entry: Held, count: number) => {
-    entry.outstanding -= count;
-    if (entry.outstanding === 0 && held.get(entry.webhook.id) === entry) {
-      held.delete(entry.webhook.id);
-      wake();
-    }
-  };
-
-  /** Starts attempts from the batches while there is room: per webhook its `inFlight`, per process `perProcess`. */
-  const pump = () => {
-    let started = true;
-    while (started && sending < perProcess && !stopping) {
-      started = false;
-      for (const entry of held.values()) {
-        if (sending >= perProcess) break;
-        if (entry.sending >= entry.inFlight || entry.queue.length === 0) continue;
-        const next = entry.queue.shift()!;
-        if (performance.now() > next.startBy) {
-          release(entry, [next, ...entry.queue.splice(0)]);
-          continue;
-        }
-        started = true;
-        attempt(entry, next);
-      }
-    }
-  };
-
-  const attempt = (entry: Held, item: Queued) => {
-    const { delivery } = item;
-    const { webhook } = entry;
-    entry.sending++;
-    sending++;
-    track(send({ url: webhook.url, id: delivery.id, body: delivery.body, secrets: webhook.secrets }, rules, SEND_TIMEOUT_MS, agents).then((result) => {
-      entry.sending--;
-      sending--;
-      const previous = pace.get(webhook.id);
-      pace.set(webhook.id, previous === undefined ? result.durationMs : 0.8 * previous + 0.2 * result.durationMs);
-      const retryInMs = result.error === undefined ? undefined : retryIn(services.config.events.retrySchedule, delivery.attempts, result);
-      finished.push({ claim: { id: delivery.id, webhookId: webhook.id, leaseToken: item.leaseToken }, result, retryInMs });
-      record();
-      pump();
-    }));
-  };
-
-  /**
-   * Records the finished attempts, all that are there in one go. At once when a webhook's batch is
-   * done (its next batch waits for it), an answer disables the webhook (410) or the sender stops;
-   * else within RECORD_DELAY_MS, so that one transaction records many attempts.
-   */
-  const record = (now = false) => {
-    if (recording || finished.length === 0) return;
-    const batchDone = finished.some((r) => {
-      const entry = held.get(r.claim.webhookId);
-      return !entry || (entry.queue.length === 0 && entry.sending === 0);
-    });
-    if (!now && !batchDone && !stopping && finished.length < MAX_BATCH && !finished.some((r) => r.result.status === 410)) {
-      recordTimer ??= setTimeout(() => {
-        recordTimer = undefined;
-        record(true);
-      }, RECORD_DELAY_MS);
-      return;
-    }
-    clearTimeout(recordTimer);
-    recordTimer = undefined;
-    const records = finished.splice(0);
-    recording = (async () => {
-      try {
-        const { recorded, webhooks } = await recordAttempts(services.db, records);
-        for (const [webhookId, now] of webhooks) await afterRecord(webhookId, now, records.filter((r) => recorded.has(r.claim.id) && r.claim.webhookId === webhookId));
-      } catch (error) {
-        for (const r of records) services.log.error({ ...failureFields(error), deliveryId: r.claim.id }, 'webhook delivery not recorded');
-      }
-      for (const r of records) {
-        const entry = held.get(r.claim.webhookId);
-        if (entry) settle(entry, 1);
-      }
-    })().finally(() => {
-      recording = undefined;
-      record();
-    });
-    track(recording);
-  };
-
-  /** After a webhook's attempts are recorded: disables it when an answer or its record says so; a batch of a webhook no longer active is given back. */
-  const afterRecord = async (webhookId: string, now: WebhookTarget, recorded: AttemptRecord[]) => {
-    let active = now.active;
-    try {
-      if (recorded.some((r) => r.result.status === 410)) {
-        await disable(services, webhookId, 'the receiver answered 410 Gone');
-        active = false;
-      } else if (recorded.some((r) => r.result.error !== undefined) && (await isFailingLong(services.db, webhookId, AUTO_DISABLE_FAILURES, AUTO_DISABLE_DAYS, services.now()))) {
-        await disable(services, webhookId, `${AUTO_DISABLE_FAILURES} failed deliveries in a row and no success for ${AUTO_DISABLE_DAYS} days`);
-        active = false;
-      }
-    } finally {
-      const entry = held.get(webhookId);
-      if (entry) {
-        // A changed URL or a rotated secret applies to the rest of the batch.
-        entry.webhook = { ...now, active };
-        if (!active) release(entry, entry.queue.splice(0));
-      }
-    }
-  };
-
-  /** One round: new events numbered, deliveries claimed. True when a backlog is left (a full page or batch). */
-  const round = async (): Promise<boolean> => {
-    const work = await outboxWork(services.db);
-    const numbered = work.events ? await dispatchEvents(services) : 0;
-    if (stopping || held.size >= perProcess) return numbered >= EVENT_PAGE;
-    // Numbering may have queued deliveries the look could not see.
-    if (!work.deliveries && numbered === 0) return false;
-    const claimedAt = performance.now();
-    const batches: ClaimedBatch[] = await claimDeliveries(services.db, {
-      webhooks: perProcess - held.size,
-      perWebhook: PER_WEBHOOK,
-      batch: (webhookId, inFlight) => batchSize(pace.get(webhookId), inFlight),
-      leaseMs,
-      except: [...held.keys()],
-    });
-    const startBy = claimedAt + leaseMs - SEND_TIMEOUT_MS - RECORD_ROOM_MS;
-    for (const batch of batches) {
-      const queue = batch.deliveries.map((delivery) => ({ delivery, leaseToken: batch.leaseToken, startBy }));
-      held.set(batch.webhook.id, { webhook: batch.webhook, inFlight: batch.inFlight, queue, sending: 0, outstanding: queue.length });
-    }
-    pump();
-    return numbered >= EVENT_PAGE || batches.some((b) => b.deliveries.length >= MAX_BATCH);
-  };
-
-  const loop = (async () => {
-    while (!stopping) {
-      const started = performance.now();
-      let backlog = false;
-      try {
-        backlog = await round();
-      } catch (error) {
-        services.log.warn(failureFields(error), 'webhook outbox: the database did not answer; trying again');
-      }
-      if (stopping) break;
-      if (backlog) continue;
-      await sleep(pollMs, undefined, { signal: wakeUp.signal }).catch(() => undefined);
-      if (wakeUp.signal.aborted) wakeUp = new AbortController();
-      // Woken early (a batch done): the next round waits out the rest of roundMs.
-      const rest = started + roundMs - performance.now();
-      if (rest > 0 && !stopping) await sleep(rest, undefined, { signal: stopped.signal }).catch(() => undefined);
-    }
-  })();
-
+  const loop = run(sender);
   return {
-    wake,
+    wake: () => wake(sender),
     async stop() {
-      stopping = true;
-      wake();
-      stopped.abort();
+      sender.stopping = true;
+      wake(sender);
+      sender.stopped.abort();
       await loop;
       // What waits in a batch is given back at once rather than when its lease ends.
-      for (const entry of held.values()) release(entry, entry.queue.splice(0));
-      record(true);
-      while (work.size > 0 || recordTimer) {
-        await Promise.allSettled([...work]);
-        record(true);
+      for (const entry of sender.held.values()) giveBack(sender, entry, entry.queue.splice(0));
+      recordFinished(sender, true);
+      while (sender.work.size > 0 || sender.recordTimer) {
+        await Promise.allSettled([...sender.work]);
+        recordFinished(sender, true);
       }
-      agents.destroy();
+      sender.agents.destroy();
     },
   };
 }

@@ -163,6 +163,12 @@ export interface Dialect extends SqlForm {
    */
   lockRowsKeepingKeys(query: Knex.QueryBuilder): void;
   /**
+   * The join that reads its left side first, for a locking read whose rows to lock are found on
+   * the left: MariaDB/MySQL lock every row a FOR UPDATE reads, so the locked table must be read by
+   * key after them (STRAIGHT_JOIN); PostgreSQL locks only the rows returned (a plain join).
+   */
+  joinInOrder: string;
+  /**
    * Takes the named lock `name` of this database on `connection`, which holds it until released or
    * closed, without waiting: true when taken now. Named locks of other databases on the same server
    * are other locks.

@@ -191,6 +191,8 @@ export const mysqlDialect: Dialect = {
 
   castWhole: (sql) => `cast(${sql} as signed)`,
 
+  joinInOrder: 'straight_join',
+
   lockRowsKeepingKeys(query) {
     query.forUpdate();
   },

@@ -209,6 +209,8 @@ export function postgresLike(runStatement: Dialect['runStatement']): Dialect {
 
     castWhole: (sql) => `cast(${sql} as bigint)`,
 
+    joinInOrder: 'join',
+
     lockRowsKeepingKeys(query) {
       query.forNoKeyUpdate();
     },
