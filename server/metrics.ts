@@ -32,7 +32,7 @@ function workerLabel(): Record<string, string> {
   return cluster.isWorker ? { worker: String(cluster.worker!.id) } : {};
 }
 
-/** The knex client of PostgreSQL counts the connections it dropped after a failover (server/db/dialects/postgres.ts). */
+/** The knex client of a database server counts the connections dropped after a failover (server/db/driver.ts, knexClientWithDriver). */
 function droppedConnections(db: Knex | undefined): number {
   return (db?.client as { droppedConnections?: number } | undefined)?.droppedConnections ?? 0;
 }

@@ -21,17 +21,26 @@ export function within<T>(promise: Promise<T>, ms: number, error: () => Error): 
   });
 }
 
+/** A driver's callback for a statement's answer: an error, or none and the result (mysql2 adds the fields). */
+export type Answer<T> = (error: Error | null, result?: T, ...more: unknown[]) => void;
+
 /**
- * `running`, a statement sent on `connection`, bounded by `limitMs`: past it the statement fails
- * with CLIENT_TIMEOUT, the connection is marked so knex's pool drops it (`__knex__disposed`), and
- * `destroy` closes its socket, whose state is unknown.
+ * `answer`, the callback of a statement sent now, bounded by `limitMs`: it is called once, with the
+ * database's answer, or past the bound with a CLIENT_TIMEOUT error once `giveUp` has run (which
+ * marks the connection useless and closes its socket, whose state is unknown). An answer that
+ * comes after the bound is dropped.
  */
-export function boundStatement<T>(running: Promise<T>, connection: { __knex__disposed?: unknown }, limitMs: number, destroy: () => void): Promise<T> {
-  return within(running, limitMs, () => {
+export function boundAnswer<T>(limitMs: number, answer: Answer<T>, giveUp: () => void): Answer<T> {
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
     const error = Object.assign(new Error(`the database did not answer within ${limitMs} ms`), { code: CLIENT_TIMEOUT });
-    connection.__knex__disposed = error;
-    destroy();
-    running.catch(() => {});
-    return error;
-  });
+    giveUp();
+    answer(error);
+  }, limitMs);
+  return (error, result, ...more) => {
+    if (timedOut) return;
+    clearTimeout(timer);
+    answer(error, result, ...more);
+  };
 }

@@ -2,17 +2,14 @@
 // what its errors mean, running statements, and the publish (no `returning` and no
 // transaction-scoped advisory locks here: a publish's precondition is looked up before it writes).
 import { createHash, randomUUID } from 'node:crypto';
-import { createRequire } from 'node:module';
 import knexFactory, { type Knex } from 'knex';
 import { AppError } from '../../../common/errors.js';
 import type { ServerConfig } from '../../config.js';
-import { boundStatement } from '../client-timeout.js';
 import { connectFailure, firstLine, networkReason } from '../connect-failure.js';
-import { QUIET, loadDriver } from '../driver.js';
+import { QUIET, connectionMarks, knexClientWithDriver, loadDriver } from '../driver.js';
 import { cachedRows } from '../statements.js';
 import { KEPT_COLUMNS, type Db, type Dialect, type ErrorClass, type ImmutableRule, type PublishedBy, publishedBy, useDialect } from './index.js';
-
-const require = createRequire(import.meta.url);
+import { boundMysql2 } from './mysql2-driver.js';
 
 /** Server error numbers (MariaDB and MySQL share them). */
 const ER_DUP_ENTRY = 1062;
@@ -235,44 +232,22 @@ export function classifyMysqlError(error: unknown): ErrorClass | undefined {
   return undefined;
 }
 
-/** The parts of a mysql2 connection that the client-side timeout reaches into. */
-interface DriverConnection {
-  __knex__disposed?: unknown;
-  destroy?(): void;
-}
-
-/**
- * knex's mysql2 client with the driver module loaded from the user's folder, and a client-side
- * bound on every statement, as for PostgreSQL (server/db/connect.ts): a server that stops
- * answering (packets dropped) would otherwise hold the request until TCP gives up. When no answer
- * has come `limitMs` after the statement was sent, the connection is destroyed and marked so the
- * pool does not hand it out again.
- */
-function mysqlClient(driver: unknown, limitMs: number): typeof Knex.Client {
-  const ClientMySQL2 = require('knex/lib/dialects/mysql2/index.js') as typeof Knex.Client;
-  return class ClientWithDriver extends ClientMySQL2 {
-    _driver() {
-      return driver;
-    }
-
-    _query(connection: DriverConnection, obj: unknown): Promise<unknown> {
-      const query = (ClientMySQL2.prototype as unknown as { _query(c: DriverConnection, o: unknown): Promise<unknown> })._query;
-      const running = query.call(this, connection, obj);
-      return boundStatement(running, connection, limitMs, () => connection.destroy?.());
-    }
-  } as unknown as typeof Knex.Client;
-}
-
 interface Connection {
   query(sql: string, callback: (error: Error | null) => void): void;
   destroy(): void;
 }
 
+/**
+ * knex's mysql2 client with the driver module loaded from the user's folder, and a client-side
+ * bound on every statement, as for PostgreSQL (mysql2-driver.ts): a server that stops answering
+ * (packets dropped) would otherwise hold the request until TCP gives up. The server stops a
+ * statement at the statement timeout; the client waits 1 s more for that answer.
+ */
 function mysqlKnex(config: ServerConfig['db'], driver: unknown): Knex {
+  const marks = connectionMarks();
   return knexFactory({
     log: QUIET,
-    // The server stops a statement at the statement timeout; the client waits 1 s more for that answer.
-    client: mysqlClient(driver, config.statementTimeoutMs + 1_000),
+    client: knexClientWithDriver('mysql2', boundMysql2(driver, config.statementTimeoutMs + 1_000, marks), marks),
     connection: {
       host: config.host,
       port: config.port,
@@ -295,6 +270,8 @@ function mysqlKnex(config: ServerConfig['db'], driver: unknown): Knex {
     pool: {
       min: 0,
       max: 10,
+      // A connection whose statement was not answered in time is not handed out again.
+      validate: marks.usable,
       // UTC for CURRENT_TIMESTAMP; backslash escapes in literals (what the driver's quoting expects);
       // a statement running longer than the statement timeout is stopped by the server: MariaDB's
       // max_statement_time (seconds), else MySQL's max_execution_time (milliseconds, reads only).

@@ -3,17 +3,15 @@
 // conflict ... returning` after a transaction-scoped advisory lock). PGlite (pglite.ts) speaks the
 // same SQL and borrows all but the opening and the statement running.
 import { randomUUID } from 'node:crypto';
-import { createRequire } from 'node:module';
 import knexFactory, { type Knex } from 'knex';
 import { AppError } from '../../../common/errors.js';
 import type { ServerConfig } from '../../config.js';
-import { CLIENT_TIMEOUT, boundStatement } from '../client-timeout.js';
+import { CLIENT_TIMEOUT } from '../client-timeout.js';
 import { connectFailure, firstLine, networkReason } from '../connect-failure.js';
-import { QUIET, loadDriver } from '../driver.js';
+import { QUIET, connectionMarks, knexClientWithDriver, loadDriver } from '../driver.js';
 import { cachedRows } from '../statements.js';
 import { KEPT_COLUMNS, type Db, type Dialect, type ErrorClass, type ImmutableRule, type Precondition, type PublishKey, publishedBy, type SqlForm, useDialect } from './index.js';
-
-const require = createRequire(import.meta.url);
+import { boundPg, poolStatementRows } from './pg-driver.js';
 
 /**
  * SQLSTATE codes (PostgreSQL, appendix A) of a database that cannot serve us now: connection
@@ -182,13 +180,6 @@ export function classifyPostgresError(error: unknown): ErrorClass | undefined {
   return typeof e.message === 'string' && UNAVAILABLE_MESSAGES.test(e.message) ? 'unavailable' : undefined;
 }
 
-/** knex's client for the `pg` driver (postgresClient below). */
-interface PgKnexClient {
-  acquireConnection(): Promise<unknown>;
-  releaseConnection(connection: unknown): Promise<unknown>;
-  _query(connection: unknown, query: { sql: string; bindings: unknown[]; options: { name?: string } }): Promise<{ response: { rows: Record<string, unknown>[] } }>;
-}
-
 /**
  * What PostgreSQL and PGlite do alike; each supplies how it runs a statement. The publish
  * statement goes through the statement cache like the reads.
@@ -273,82 +264,19 @@ export function postgresLike(runStatement: Dialect['runStatement']): Dialect {
 
 /**
  * Through `pg`, a named prepared statement: each connection parses and plans it once, then only
- * binds and runs it. The pool and the client-side timeout are knex's (postgresClient). In a
- * transaction it goes through knex.raw on the transaction's connection, still named.
+ * binds and runs it. Outside a transaction it goes to a connection of knex's pool straight through
+ * the driver (pg-driver.ts, poolStatementRows); in a transaction it goes through knex.raw on the
+ * transaction's connection, still named. Either way the client-side bound applies (pg-driver.ts).
  */
 export const postgresDialect = postgresLike(async (db, statement, values) => {
-  const options = statement.name === undefined ? {} : { name: statement.name };
   if (db.isTransaction) {
+    const options = statement.name === undefined ? {} : { name: statement.name };
     const result = (await db.raw(statement.sql, values as Knex.RawBinding[]).options(options)) as { rows: Record<string, unknown>[] };
     return result.rows;
   }
-  const client = db.client as unknown as PgKnexClient;
-  const connection = await client.acquireConnection();
-  try {
-    const query = await client._query(connection, { sql: statement.native, bindings: values, options });
-    return query.response.rows;
-  } finally {
-    await client.releaseConnection(connection);
-  }
+  const text = statement.native;
+  return poolStatementRows(db.client as Knex.Client, statement.name === undefined ? { text, values } : { name: statement.name, text, values });
 });
-
-/** The parts of a node-postgres client that the client-side timeout reaches into. */
-interface PgConnection {
-  __knex__disposed?: unknown;
-  connection?: { stream?: { destroy(error?: Error): void } };
-  query(config: Record<string, unknown>, callback: (error: Error | null, response: unknown) => void): void;
-}
-
-/** What knex hands its client's `_query`: the SQL, its values, driver options (a statement's name). */
-interface KnexQuery {
-  sql: string;
-  bindings?: unknown[];
-  options?: Record<string, unknown>;
-  response?: unknown;
-}
-
-/**
- * knex's PostgreSQL client with our driver module, and a client-side bound on every statement: a
- * database that stops answering (packets dropped, no reset) would otherwise hold the request until
- * TCP gives up, many minutes later. The server's own statement_timeout fires first when it can
- * answer; when the answer has not come `limitMs` after that, the connection is destroyed (its
- * socket is in an unknown state) and marked so the pool does not hand it out again.
- */
-function postgresClient(driver: unknown, limitMs: number): typeof Knex.Client {
-  const ClientPG = require('knex/lib/dialects/postgres/index.js') as typeof Knex.Client;
-  return class ClientWithDriver extends ClientPG {
-    /** Connections dropped after an error that made them useless (dropsConnection), for /metrics. */
-    droppedConnections = 0;
-
-    _driver() {
-      return driver;
-    }
-
-    /**
-     * knex's own, without its lodash merge of the options into the query config, which cost a
-     * read more CPU than the rest of the call (bench/results, 2026-11-23 profiles).
-     */
-    _query(connection: PgConnection, obj: KnexQuery): Promise<unknown> {
-      if (!obj.sql) throw new Error('The query is empty');
-      const config = { text: obj.sql, values: obj.bindings ?? [], ...obj.options };
-      const running = new Promise<KnexQuery>((resolve, reject) => {
-        connection.query(config, (error, response) => {
-          if (error) {
-            if (!connection.__knex__disposed && dropsConnection(error)) {
-              // knex's pool checks this mark when the connection is next acquired, and destroys it.
-              connection.__knex__disposed = error;
-              this.droppedConnections++;
-            }
-            return reject(error);
-          }
-          obj.response = response;
-          resolve(obj);
-        });
-      });
-      return boundStatement(running, connection, limitMs, () => connection.connection?.stream?.destroy());
-    }
-  } as unknown as typeof Knex.Client;
-}
 
 function describeConnectionError(error: unknown, config: ServerConfig['db']): string {
   const code = (error as { code?: string }).code;
@@ -361,8 +289,11 @@ function describeConnectionError(error: unknown, config: ServerConfig['db']): st
 
 /** A pool to a PostgreSQL server at `host:port`; nothing is connected until the first statement. */
 function postgresPool(config: ServerConfig['db'], host: string, port: number): Knex {
+  // Connections dropped after an error that made them useless (dropsConnection) are counted for /metrics.
+  const marks = connectionMarks();
+  const driver = boundPg(loadDriver(config.driver, config.driverPath), config.statementTimeoutMs + CLIENT_MARGIN_MS, dropsConnection, marks);
   const db = knexFactory({
-    client: postgresClient(loadDriver(config.driver, config.driverPath), config.statementTimeoutMs + CLIENT_MARGIN_MS),
+    client: knexClientWithDriver('pg', driver, marks),
     connection: {
       host,
       port,
@@ -380,7 +311,7 @@ function postgresPool(config: ServerConfig['db'], host: string, port: number): K
     // Errors name the statement without its values (which may be password hashes or tokens).
     compileSqlOnError: false,
     log: QUIET,
-    pool: { min: 0, max: 10 },
+    pool: { min: 0, max: 10, validate: marks.usable },
   } as Knex.Config);
   useDialect(db, postgresDialect);
   return db;

@@ -1,0 +1,93 @@
+// The one place where the server speaks to `pg` itself rather than through knex (docs/architecture.md,
+// "The database layer"), through pg's public API: its `Client` class, which knex uses to open each
+// connection, and the client's `query`.
+// - Every statement on a connection (knex's and ours) is bounded on the client side, and a
+//   connection an error made useless is marked so that knex's pool does not hand it out again
+//   (server/db/driver.ts, connectionMarks).
+// - The cached statements run on a connection of knex's pool straight through `query`, as named
+//   prepared statements: knex's own way to a statement merges its options into pg's config with
+//   lodash's `assignIn` on every call, which cost a read as much CPU as the pool (bench/results/2026-11-23.md).
+import type { Knex } from 'knex';
+import { type Answer, boundAnswer } from '../client-timeout.js';
+import type { ConnectionMarks } from '../driver.js';
+
+/** An answer of `pg` to a statement. */
+export interface PgResult {
+  rows: Record<string, unknown>[];
+}
+
+/** A statement as `pg` takes it: a name makes it a prepared statement of the connection. */
+export interface PgStatement {
+  name?: string;
+  text: string;
+  values: unknown[];
+}
+
+/** The parts of a `pg` Client used here. */
+interface PgClient {
+  query(config: unknown, values?: unknown, callback?: Answer<PgResult>): unknown;
+  on(event: 'error' | 'end', listener: () => void): unknown;
+  /** The client's protocol connection; its socket is destroyed when a statement is not answered in time. */
+  connection?: { stream?: { destroy(): void } };
+}
+
+interface PgModule {
+  Client: new (settings: unknown) => PgClient;
+}
+
+/**
+ * `driver` (the `pg` module the user supplies) whose Client bounds every statement by `limitMs`:
+ * past it the statement fails with CLIENT_TIMEOUT, the connection is marked useless and its socket
+ * destroyed, as its state is unknown. A statement that fails with an error after which `drops` says
+ * the connection is useless (its server shut down, or is a replica now) marks it too, counted as
+ * dropped unless it was already marked. A connection that ends or reports an error is marked as
+ * well, as knex 3.3 marks it (lib/dialects/postgres/index.js, `_acquireOnlyConnection`).
+ * Statements given as pg's submittable objects (query streams) are not bounded; the server sends none.
+ */
+export function boundPg(driver: unknown, limitMs: number, drops: (error: Error) => boolean, marks: ConnectionMarks): unknown {
+  const pg = driver as PgModule;
+
+  class BoundClient extends pg.Client {
+    constructor(settings: unknown) {
+      super(settings);
+      this.on('error', () => marks.mark(this));
+      this.on('end', () => marks.mark(this));
+    }
+
+    override query(config: unknown, values?: unknown, callback?: Answer<PgResult>): unknown {
+      if (typeof values === 'function') return this.query(config, undefined, values as Answer<PgResult>);
+      if (typeof (config as { submit?: unknown } | null)?.submit === 'function') return super.query(config, values, callback);
+      if (!callback) {
+        return new Promise<PgResult>((resolve, reject) => {
+          this.query(config, values, (error, result) => (error ? reject(error) : resolve(result as PgResult)));
+        });
+      }
+      const answer = boundAnswer(limitMs, callback, () => {
+        marks.mark(this);
+        this.connection?.stream?.destroy();
+      });
+      return super.query(config, values, (error, result) => {
+        if (error && drops(error)) marks.drop(this);
+        answer(error, result);
+      });
+    }
+  }
+
+  return Object.create(pg, { Client: { value: BoundClient, enumerable: true } });
+}
+
+/**
+ * The rows of `statement` run on a connection of knex's pool (`client` is the knex client of a
+ * database opened with boundPg's driver, not of a transaction), through the public
+ * `acquireConnection()` and `releaseConnection()` of knex's client (knex 3.3 types/index.d.ts,
+ * `class Client`; the documentation of `.connection()` names them), bounded as every statement.
+ */
+export async function poolStatementRows(client: Knex.Client, statement: PgStatement): Promise<Record<string, unknown>[]> {
+  const connection = (await client.acquireConnection()) as PgClient;
+  try {
+    const result = (await connection.query(statement)) as PgResult;
+    return result.rows;
+  } finally {
+    await client.releaseConnection(connection);
+  }
+}
