@@ -25,19 +25,21 @@ export const MODULES = {
     // The publish policy (server/policy/publish.ts, its SQL precondition and its check); the publish
     // and latest services (not search or byUid); the table module's rows, publish key and upsert, and
     // its latest lookup (not its search); and the publish statement of PostgreSQL and PGlite, which
-    // carries the precondition and the latest clearing (postgres.ts; the runs are on PGlite, which
-    // borrows it). MariaDB's publish (mysql.ts) is left out: these runs have no MariaDB.
+    // carries the precondition, the latest clearing and who published (postgres.ts and publishedBy
+    // in dialects/index.ts; the runs are on PGlite, which borrows it). MariaDB's publish (mysql.ts)
+    // is left out: these runs have no MariaDB.
     mutate: [
       'server/policy/publish.ts',
-      'server/services/versions.ts:28-83',
-      'server/services/versions.ts:98-100',
-      'server/db/versions.ts:56-114',
-      'server/db/versions.ts:234-251',
-      'server/db/versions.ts:265-278',
-      'server/db/dialects/postgres.ts:57-109',
-      'server/db/dialects/postgres.ts:149-153',
+      'server/services/versions.ts:33-113',
+      'server/services/versions.ts:124-127',
+      'server/db/versions.ts:85-156',
+      'server/db/versions.ts:292-308',
+      'server/db/versions.ts:322-335',
+      'server/db/dialects/postgres.ts:96-166',
+      'server/db/dialects/postgres.ts:223-227',
+      'server/db/dialects/index.ts:50-53',
     ],
-    tests: ['test/server/publish-check.test.ts', 'test/server/repositories.test.ts', 'test/server/boundaries.test.ts', 'test/trash/immutable.test.ts', 'server/db/publish.test.ts'],
+    tests: ['test/server/publish-check.test.ts', 'test/server/repositories.test.ts', 'test/server/boundaries.test.ts', 'test/trash/immutable.test.ts', 'server/db/publish.test.ts', 'test/server/concurrency.test.ts'],
   },
   compare: {
     name: 'the jobs compare',
