@@ -5,28 +5,22 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TestDatabase, createServerTestDatabase, dbKinds } from '../../test/helpers/db.js';
+import { dbKinds, openMigratedDatabase } from '../../test/helpers/db.js';
 import { publishPrecondition } from '../policy/publish.js';
-import { type Database, migrateLatest, openDatabase } from './connect.js';
+import type { Database } from './connect.js';
 import { insertToken } from './tokens.js';
 import { insertUser } from './users.js';
 import { type VersionFields, upsertVersion } from './versions.js';
 
 describe.each(dbKinds())('publishing a version row on %s', (kind) => {
-  let database: TestDatabase;
   let opened: Database;
   let db: Knex;
 
   beforeAll(async () => {
-    database = await createServerTestDatabase(kind);
-    opened = await openDatabase(database.settings);
+    opened = await openMigratedDatabase(kind);
     db = opened.db;
-    await migrateLatest(db);
   });
-  afterAll(async () => {
-    await opened?.close();
-    await database?.drop();
-  });
+  afterAll(() => opened?.close());
 
   const fields = (over: Partial<VersionFields> = {}): VersionFields => ({
     projectName: 'p', branch: 'main', groupId: 'g', artifactId: 'a', version: '1.0.0', repositoryUrl: null,

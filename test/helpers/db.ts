@@ -8,7 +8,7 @@ import path from 'node:path';
 import knexFactory, { type Knex } from 'knex';
 import { inject } from 'vitest';
 import type { DbKind, ServerConfig } from '../../server/config.js';
-import { MEMORY } from '../../server/db/connect.js';
+import { type Database, MEMORY, migrateLatest, openDatabase } from '../../server/db/connect.js';
 import { skipping } from './skip.js';
 
 export const PG_URL = process.env.REPOADMIN_TEST_PG_URL;
@@ -165,6 +165,20 @@ export async function createServerTestDatabase(kind: DbKind): Promise<TestDataba
   const dataDir = copyPgliteTemplate(root);
   const database = await createTestDatabase(kind, dataDir);
   return { ...database, drop: async () => fs.rmSync(root, { recursive: true, force: true }) };
+}
+
+/** A test database of `kind`, opened as the server opens one and migrated; `close` also drops it. */
+export async function openMigratedDatabase(kind: DbKind): Promise<Database> {
+  const database = await createServerTestDatabase(kind);
+  const opened = await openDatabase(database.settings);
+  await migrateLatest(opened.db);
+  return {
+    ...opened,
+    close: async () => {
+      await opened.close();
+      await database.drop();
+    },
+  };
 }
 
 export async function createTestDatabase(kind: DbKind, dataDir: string = MEMORY): Promise<TestDatabase> {

@@ -6,27 +6,21 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../server/config.js';
-import { type Database, migrateLatest, openDatabase } from '../../server/db/connect.js';
+import type { Database } from '../../server/db/connect.js';
 import { type OutboxServices, RECORD_DELAY_MS, startOutbox } from '../../server/services/outbox.js';
 import { SEND_TIMEOUT_MS } from '../../server/webhooks/send.js';
 import { claimDeliveries, insertDeliveries, insertWebhook, recordAttempts, redeliver, releaseDeliveries } from '../../server/db/webhooks.js';
-import { type TestDatabase, createServerTestDatabase, dbKinds } from '../helpers/db.js';
+import { dbKinds, openMigratedDatabase } from '../helpers/db.js';
 import { eventually } from '../helpers/receiver.js';
 
 describe.each(dbKinds())('outbox batches on %s', (kind) => {
-  let database: TestDatabase;
   let opened: Database;
   let hook = 0;
 
   beforeAll(async () => {
-    database = await createServerTestDatabase(kind);
-    opened = await openDatabase(database.settings);
-    await migrateLatest(opened.db);
+    opened = await openMigratedDatabase(kind);
   }, 180_000);
-  afterAll(async () => {
-    await opened?.close();
-    await database?.drop();
-  });
+  afterAll(() => opened?.close());
 
   /** An active webhook with `count` due deliveries, in event_seq order 1..count. */
   async function webhookWith(count: number) {

@@ -2,24 +2,18 @@
 // several senders claiming at the same time never have more than a webhook's 2 requests in flight
 // nor take a delivery another holds (docs/webhooks.md, "Delivery").
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Database, migrateLatest, openDatabase } from '../../server/db/connect.js';
+import type { Database } from '../../server/db/connect.js';
 import { claimDeliveries, insertDeliveries, insertWebhook, recordAttempts, releaseDeliveries } from '../../server/db/webhooks.js';
-import { type TestDatabase, createServerTestDatabase, dbKinds } from '../helpers/db.js';
+import { dbKinds, openMigratedDatabase } from '../helpers/db.js';
 
 describe.each(dbKinds())('claiming deliveries on %s', (kind) => {
-  let database: TestDatabase;
   let opened: Database;
   let hook = 0;
 
   beforeAll(async () => {
-    database = await createServerTestDatabase(kind);
-    opened = await openDatabase(database.settings);
-    await migrateLatest(opened.db);
+    opened = await openMigratedDatabase(kind);
   }, 180_000);
-  afterAll(async () => {
-    await opened?.close();
-    await database?.drop();
-  });
+  afterAll(() => opened?.close());
 
   /** `webhooks` active webhooks, each with `count` due deliveries in event_seq order 1..count. */
   async function webhooksWith(webhooks: number, count: number): Promise<Map<string, string[]>> {
