@@ -54,15 +54,17 @@ export interface ServerConfig {
   warnings: string[];
   /** Processes serving requests (node:cluster); more than one only on a database server. */
   workers: number;
-  /** Events, webhooks and the audit log (docs/webhooks.md). */
-  events: {
-    days: number;
-    auditDays: number;
+  /** Events (docs/webhooks.md): days an event is kept. */
+  events: { days: number };
+  /** Webhooks (docs/webhooks.md). */
+  webhooks: {
     /** Waits before each retry of a webhook delivery, in milliseconds. */
     retrySchedule: number[];
     /** CIDR networks a webhook may reach though the address rules refuse them. */
     allowNetworks: string[];
   };
+  /** The audit log (docs/webhooks.md, "Audit log"): days an entry is kept. */
+  audit: { days: number };
   /** Days a deleted record stays restorable in the trash. */
   trashDays: number;
   /** The UTC time of day enabled retention policies run, as minutes after midnight. */
@@ -261,12 +263,12 @@ export function loadConfig(args: string[], env: NodeJS.ProcessEnv): ServerConfig
     metrics: bool('metrics'),
     logLevel,
     workers,
-    events: {
-      days: int('eventsDays', 1, 3650),
-      auditDays: int('auditDays', 1, 36500),
+    events: { days: int('eventsDays', 1, 3650) },
+    webhooks: {
       retrySchedule: listed('webhookRetrySchedule', parseDurations),
       allowNetworks: raw('webhookAllowNetworks') ? listed('webhookAllowNetworks', parseNetworks) : [],
     },
+    audit: { days: int('auditDays', 1, 36500) },
     trashDays: int('trashDays', 1, 3650),
     retentionAtMinutes: Number(clock[1]) * 60 + Number(clock[2]),
     immutableVersions,

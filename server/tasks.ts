@@ -28,7 +28,7 @@ export function registerTasks(scheduler: Scheduler, services: Services): void {
     });
   expiring('events.expire', (now) => expireEvents(db, now, config.events.days));
   expiring('deliveries.expire', (now) => expireDeliveries(db, now, DELIVERY_DAYS));
-  expiring('audit.expire', (now) => expireAudit(db, now, config.events.auditDays));
+  expiring('audit.expire', (now) => expireAudit(db, now, config.audit.days));
   expiring('trash.empty', (now) => emptyTrash(db, now, config.trashDays));
   // Looked at every minute: a policy runs once a day from the configured time on, its run row
   // (server/db/retention.ts) making it once across instances even when two claim the tick.

@@ -16,14 +16,14 @@ import { toDate, toNumber } from './rows.js';
 import { RECORD_COLUMNS, type StoredVersion, fromRow, moveToTrash, publishKey } from './versions.js';
 
 /** A record in the trash: the record, when it was deleted and by whom. */
-export interface TrashedVersion extends StoredVersion {
+export interface StoredTrashedVersion extends StoredVersion {
   deletedAt: Date;
   deletedBy: string;
 }
 
 const KEY_COLUMNS = ['project_name', 'branch', 'group_id', 'artifact_id'] as const;
 
-function fromTrashRow(row: Record<string, unknown>): TrashedVersion {
+function fromTrashRow(row: Record<string, unknown>): StoredTrashedVersion {
   return { ...fromRow(row), deletedAt: toDate(row.deleted_at), deletedBy: String(row.deleted_by) };
 }
 
@@ -176,7 +176,7 @@ export async function listTrash(
   db: Db,
   filter: { projectName?: string },
   paging: { page: number; size: number },
-): Promise<{ items: TrashedVersion[]; total: number }> {
+): Promise<{ items: StoredTrashedVersion[]; total: number }> {
   const base = () => {
     const query = db('versions_trash');
     if (filter.projectName !== undefined) query.where('project_name', filter.projectName);
@@ -195,7 +195,7 @@ export async function listTrash(
 }
 
 /** The record of this uid in the trash. */
-export async function findTrashed(db: Db, uid: string): Promise<TrashedVersion> {
+export async function findTrashed(db: Db, uid: string): Promise<StoredTrashedVersion> {
   const row = await db('versions_trash').select([...RECORD_COLUMNS, 'deleted_at', 'deleted_by']).where({ uid }).first();
   if (!row) throw new AppError('not_found', `no record with uid ${uid} in the trash`);
   return fromTrashRow(row);

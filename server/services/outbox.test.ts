@@ -7,7 +7,7 @@ const HOUR = 60 * MINUTE;
 
 describe('the retry schedule of webhook deliveries', () => {
   it('is 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h by default: 8 attempts', () => {
-    expect(loadConfig([], {}).events.retrySchedule).toEqual([5_000, 5 * MINUTE, 30 * MINUTE, 2 * HOUR, 5 * HOUR, 10 * HOUR, 10 * HOUR]);
+    expect(loadConfig([], {}).webhooks.retrySchedule).toEqual([5_000, 5 * MINUTE, 30 * MINUTE, 2 * HOUR, 5 * HOUR, 10 * HOUR, 10 * HOUR]);
   });
 
   it('spreads each wait by up to a fifth either way', () => {

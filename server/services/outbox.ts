@@ -310,7 +310,7 @@ function pump(sender: Sender): void {
 function attempt(sender: Sender, entry: Held, item: Queued): void {
   entry.sending++;
   sender.sending++;
-  const transport = { rules: sender.rules, agents: sender.agents, retrySchedule: sender.services.config.events.retrySchedule };
+  const transport = { rules: sender.rules, agents: sender.agents, retrySchedule: sender.services.config.webhooks.retrySchedule };
   track(sender, sendAttempt(entry.webhook, item, transport).then((finished) => {
     entry.sending--;
     sender.sending--;
@@ -401,7 +401,7 @@ async function run(sender: Sender): Promise<void> {
 }
 
 export function startOutbox(services: OutboxServices, options: OutboxOptions = {}): Outbox {
-  const rules = addressRules(services.config.events.allowNetworks);
+  const rules = addressRules(services.config.webhooks.allowNetworks);
   const pollMs = options.pollMs ?? 250;
   const sender: Sender = {
     services,

@@ -3,9 +3,9 @@
 // access rule, decided before these run (server/policy/access.ts).
 import { pageInfo } from '../../common/schemas/common.js';
 import { AppError } from '../../common/errors.js';
-import type { TrashPage, TrashQuery, TrashedVersion as TrashedAnswer } from '../../common/schemas/trash.js';
+import type { TrashPage, TrashQuery, TrashedVersion } from '../../common/schemas/trash.js';
 import type { VersionInformation } from '../../common/schemas/repositories.js';
-import { type TrashedVersion, deleteVersion, findTrashed, listTrash, restoreVersion } from '../db/trash.js';
+import { type StoredTrashedVersion, deleteVersion, findTrashed, listTrash, restoreVersion } from '../db/trash.js';
 import type { Actor, Services } from './context.js';
 import { checkRestore, isImmutable } from './immutable.js';
 import { toVersionInformation } from './versions.js';
@@ -32,7 +32,7 @@ export async function deleteRecord(services: Services, actor: Actor, uid: string
 }
 
 /** The record of a uid in the trash, as the restore's access rule judges it (its project). */
-export function trashedRecordOf(services: Services, uid: string): Promise<TrashedVersion> {
+export function trashedRecordOf(services: Services, uid: string): Promise<StoredTrashedVersion> {
   return findTrashed(services.db, uid);
 }
 
@@ -42,7 +42,7 @@ export async function restoreRecord(services: Services, actor: Actor, uid: strin
   return toVersionInformation(restored.record);
 }
 
-function toTrashedAnswer(services: Services, trashed: TrashedVersion): TrashedAnswer {
+function toTrashedAnswer(services: Services, trashed: StoredTrashedVersion): TrashedVersion {
   return {
     ...toVersionInformation(trashed),
     deletedAt: trashed.deletedAt.toISOString(),

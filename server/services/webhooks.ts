@@ -66,7 +66,7 @@ function toDelivery(stored: StoredDelivery): Delivery {
 
 /** A URL that every delivery would refuse is refused at once (a name is checked again at each send). */
 async function checkAddress(services: Services, url: string): Promise<void> {
-  const refused = await urlRefusal(addressRules(services.config.events.allowNetworks), new URL(url));
+  const refused = await urlRefusal(addressRules(services.config.webhooks.allowNetworks), new URL(url));
   if (refused) throw new AppError('validation', `url: ${refused}`);
 }
 
@@ -119,7 +119,7 @@ export async function ping(services: Services, id: string): Promise<PingResult> 
   if (stored.previousSecret && stored.previousSecretUntil && stored.previousSecretUntil > services.now()) secrets.push(stored.previousSecret);
   const body = JSON.stringify({ type: 'ping', timestamp: services.now().toISOString(), data: { webhookId: id } });
   const deliveryId = randomUUID();
-  const attempt = await send({ url: stored.url, id: deliveryId, body, secrets }, addressRules(services.config.events.allowNetworks));
+  const attempt = await send({ url: stored.url, id: deliveryId, body, secrets }, addressRules(services.config.webhooks.allowNetworks));
   await insertSentDelivery(services.db, deliveryId, id, 'ping', body, attempt);
   return { delivered: attempt.error === undefined, status: attempt.status ?? null, durationMs: attempt.durationMs, error: attempt.error ?? null };
 }

@@ -11,7 +11,7 @@ let home: string;
 
 beforeAll(async () => {
   assertBuilt();
-  server = await startTestServer({ config: { events: { ...loadConfig([], {}).events, allowNetworks: ['127.0.0.0/8'] } } });
+  server = await startTestServer({ config: { webhooks: { ...loadConfig([], {}).webhooks, allowNetworks: ['127.0.0.0/8'] } } });
   receiver = await startReceiver();
   home = await freshHome();
   expect((await run(['login', '--url', server.url, '--username', 'admin', '--password-stdin'], { home, stdin: ADMIN_PASSWORD })).code).toBe(0);

@@ -30,7 +30,7 @@ describe.each(dbKinds())('events on %s', (kind) => {
   let receiver: Receiver;
   let secret: string;
   beforeAll(async () => {
-    server = await startTestServer({ kind, config: { events: { ...(await import('../../server/config.js')).loadConfig([], {}).events, allowNetworks: ['127.0.0.0/8'] } } });
+    server = await startTestServer({ kind, config: { webhooks: { ...(await import('../../server/config.js')).loadConfig([], {}).webhooks, allowNetworks: ['127.0.0.0/8'] } } });
     admin = await server.adminToken();
     receiver = await startReceiver();
     const services = { db: server.db, config: server.config, now: () => new Date() } as Services;

@@ -46,7 +46,7 @@ describe.each(dbKinds())('outbox batches on %s', (kind) => {
     });
     await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
     const config = loadConfig([], {});
-    const services: OutboxServices = { db, config: { ...config, events: { ...config.events, allowNetworks: ['127.0.0.0/8'] } }, log: { warn() {}, error() {} } as unknown as OutboxServices['log'], now: () => new Date() };
+    const services: OutboxServices = { db, config: { ...config, webhooks: { ...config.webhooks, allowNetworks: ['127.0.0.0/8'] } }, log: { warn() {}, error() {} } as unknown as OutboxServices['log'], now: () => new Date() };
     db.on('query', count);
     const outbox = startOutbox(services, { pollMs: 20, roundMs: 20 });
     try {
@@ -174,7 +174,7 @@ describe.each(dbKinds())('outbox batches on %s', (kind) => {
     };
     db.on('query', count);
     const config = loadConfig([], {});
-    const services: OutboxServices = { db, config: { ...config, events: { ...config.events, allowNetworks: ['127.0.0.0/8'] } }, log: { warn() {}, error() {} } as unknown as OutboxServices['log'], now: () => new Date() };
+    const services: OutboxServices = { db, config: { ...config, webhooks: { ...config.webhooks, allowNetworks: ['127.0.0.0/8'] } }, log: { warn() {}, error() {} } as unknown as OutboxServices['log'], now: () => new Date() };
     const started = performance.now();
     const outbox = startOutbox(services, { pollMs: 20 });
     let sendingMs = 0;
@@ -219,7 +219,7 @@ describe.each(dbKinds())('outbox batches on %s', (kind) => {
     };
     db.on('query', count);
     const config = loadConfig([], {});
-    const services: OutboxServices = { db, config: { ...config, events: { ...config.events, allowNetworks: ['127.0.0.0/8'] } }, log: { warn() {}, error() {} } as unknown as OutboxServices['log'], now: () => new Date() };
+    const services: OutboxServices = { db, config: { ...config, webhooks: { ...config.webhooks, allowNetworks: ['127.0.0.0/8'] } }, log: { warn() {}, error() {} } as unknown as OutboxServices['log'], now: () => new Date() };
     // 300 ms to start the attempts of a batch (the lease less the longest attempt and the room to record it).
     const outbox = startOutbox(services, { pollMs: 20, leaseMs: SEND_TIMEOUT_MS + 10_000 + 300 });
     try {

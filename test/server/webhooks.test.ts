@@ -29,8 +29,8 @@ describe.each(dbKinds())('webhooks on %s', (kind) => {
   let project = 0;
 
   beforeAll(async () => {
-    const events = { ...loadConfig([], {}).events, retrySchedule: [100, 100, 100], allowNetworks: ['127.0.0.0/8'] };
-    server = await startTestServer({ kind, config: { events } });
+    const webhooks = { ...loadConfig([], {}).webhooks, retrySchedule: [100, 100, 100], allowNetworks: ['127.0.0.0/8'] };
+    server = await startTestServer({ kind, config: { webhooks } });
     admin = await server.adminToken();
     secretsUsed.push(admin, ADMIN_PASSWORD);
     services = { db: server.db, config: server.config, now: () => new Date(), log: { warn() {}, error() {} } } as unknown as Services;
