@@ -52,6 +52,7 @@ export function publishPrecondition(credential: SignedCredential, projectName: s
   }
   return {
     shape: 'project',
+    namesUser: true,
     check: { sql: CHECKS.project, values: [credential.tokenHash, now, projectName] },
     alongside: touchTokenSql({ tokenHash: credential.tokenHash }, now, lastUseDueBefore(now)),
   };
@@ -61,6 +62,7 @@ export function publishPrecondition(credential: SignedCredential, projectName: s
 export function oidcPublishPrecondition(tokenHash: string, projectName: string, now: Date): Precondition {
   return {
     shape: 'oidc',
+    namesUser: true,
     check: { sql: OIDC_CHECK, values: [tokenHash, now, projectName] },
     alongside: touchTokenSql({ tokenHash }, now, lastUseDueBefore(now)),
   };

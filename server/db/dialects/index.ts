@@ -37,6 +37,11 @@ export interface Precondition {
   /** Its row names the credential's user: `user_id`, `username`, `token_id` (null for a session). */
   check: BoundSql;
   alongside?: BoundSql;
+  /**
+   * The publish says whom the check found (PublishedBy): for a project token, which the audit entry
+   * would otherwise look up; a session token names its user itself.
+   */
+  namesUser?: true;
 }
 
 /** Who published, as the precondition's row named the credential's user (for the audit entry). */

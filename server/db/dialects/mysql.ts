@@ -126,7 +126,7 @@ export const mysqlDialect: Dialect = {
       const { sql, values } = precondition.check;
       const [allowed] = await cachedRows(db, `precondition:${precondition.shape}`, values, () => `${sql} limit 1`);
       if (!allowed) return undefined;
-      by = publishedBy(allowed.user_id, allowed.username, allowed.token_id);
+      if (precondition.namesUser) by = publishedBy(allowed.user_id, allowed.username, allowed.token_id);
     }
     const written =
       !latest && !immutable

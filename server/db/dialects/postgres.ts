@@ -133,7 +133,7 @@ function upsertTail(columns: string[], coordinates: string[], precondition: Prec
   const replaced = columns.filter((c) => c !== 'uid' && !coordinates.includes(c));
   const set = (c: string) => (KEPT_COLUMNS.includes(c) ? `${c} = coalesce(versions.${c}, excluded.${c})` : `${c} = excluded.${c}`);
   // Who published, as the precondition's row names the credential's user.
-  const by = precondition ? ', (select user_id from allowed) as by_user_id, (select username from allowed) as by_username, (select token_id from allowed) as by_token_id' : '';
+  const by = precondition?.namesUser ? ', (select user_id from allowed) as by_user_id, (select username from allowed) as by_username, (select token_id from allowed) as by_token_id' : '';
   return `on conflict (${coordinates.join(', ')}) do update set
          ${[...replaced, 'updated_at'].map(set).join(', ')}
        returning uid, (xmax = 0) as created${by}`;
