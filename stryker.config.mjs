@@ -37,9 +37,18 @@ export const MODULES = {
       'server/db/versions.ts:322-335',
       'server/db/dialects/postgres.ts:96-166',
       'server/db/dialects/postgres.ts:223-227',
-      'server/db/dialects/index.ts:50-53',
+      'server/db/dialects/index.ts:55-58',
     ],
-    tests: ['test/server/publish-check.test.ts', 'test/server/repositories.test.ts', 'test/server/boundaries.test.ts', 'test/trash/immutable.test.ts', 'server/db/publish.test.ts', 'test/server/concurrency.test.ts'],
+    tests: [
+      'test/server/publish-check.test.ts',
+      'test/server/repositories.test.ts',
+      'test/server/boundaries.test.ts',
+      'test/trash/immutable.test.ts',
+      'server/db/publish.test.ts',
+      'test/server/concurrency.test.ts',
+      // A publish through an exchanged ID token (checkOidcPublish, its precondition), against a real issuer.
+      'test/server/trusted-publishing.test.ts',
+    ],
   },
   compare: {
     name: 'the jobs compare',
