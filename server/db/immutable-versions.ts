@@ -2,6 +2,7 @@
 // record is deleted (migration 20261127000000_immutable_versions, docs/retention.md).
 import { type Db, dialectOf } from './dialects/index.js';
 import { toDate } from './rows.js';
+import { COORDINATE_COLUMNS } from './versions.js';
 
 /** What a record of an immutable version is published with, kept after the record is gone. */
 export interface KeptContent {
@@ -21,7 +22,6 @@ interface Coordinates {
   version: string;
 }
 
-const COORDINATE_COLUMNS = ['project_name', 'branch', 'group_id', 'artifact_id', 'version'];
 const CONTENT_COLUMNS = ['repository_url', 'creation_date', 'type', 'description'];
 
 const whereOf = (c: Coordinates) => ({ project_name: c.projectName, branch: c.branch, group_id: c.groupId, artifact_id: c.artifactId, version: c.version });

@@ -11,7 +11,7 @@ import type { SearchFilters } from '../../common/schemas/repositories.js';
 import { type TestDatabase, createTestDatabase, dbKinds } from '../../test/helpers/db.js';
 import { type Database, migrateLatest, openDatabase } from './connect.js';
 import { dialectOf } from './dialects/index.js';
-import { latestQuery, pageQuery, toRow } from './versions.js';
+import { latestQuery, pageQuery, publishKey, toRow } from './versions.js';
 
 const HISTORY = 300;
 
@@ -72,5 +72,19 @@ describe.each(dbKinds())('the latest statements on %s', (kind) => {
     const query = pageQuery(dialectOf(db), filters, { page: 1, size: 10, sortDirection: 'ASC' } as never);
     const text = await plan(query.build(), query.values);
     expect(text).toContain('versions_one_latest');
+  });
+});
+
+// The key's lock orders the publishes that move one latest flag; publishes of other keys do not wait for it.
+describe('the lock a publish takes', () => {
+  const fields = { projectName: 'p', branch: 'main', groupId: 'g', artifactId: 'a', version: '1.0.0', repositoryUrl: null, creationDate: new Date(0), type: 'LIBRARY', latestVersion: true, description: null };
+  it('is one per project, group, artifact and branch, whatever the version', () => {
+    const lock = publishKey(fields).lock;
+    expect(publishKey({ ...fields, version: '2.0.0', latestVersion: false }).lock).toBe(lock);
+    for (const other of [{ projectName: 'q' }, { branch: 'dev' }, { groupId: 'h' }, { artifactId: 'b' }]) {
+      expect(publishKey({ ...fields, ...other }).lock).not.toBe(lock);
+    }
+    // Parts that run together in one text do not make another key's lock.
+    expect(publishKey({ ...fields, groupId: 'g.a', artifactId: 'b' }).lock).not.toBe(publishKey({ ...fields, groupId: 'g', artifactId: 'a.b' }).lock);
   });
 });
