@@ -43,6 +43,8 @@ describe.each(dbKinds())('repositories on %s', (kind) => {
       const res = await publish(record({}, { artifactId: 'shape' }), alphaToken);
       expect(res.status).toBe(201);
       expect(res.body).toEqual({ _status: true, uid: expect.stringMatching(/^[0-9a-f-]{36}$/), created: true });
+      // Without a read replica no read waits for a position, so a write's answer names none.
+      expect(res.headers.get('x-repoadmin-position')).toBeNull();
       const found = await search({ groupId: 'com.acme', artifactId: 'shape' });
       expect(found.status).toBe(200);
       expect(found.body).toEqual({
