@@ -1,16 +1,20 @@
 // The webhook sender alone (server/services/outbox.ts): N deliveries queued for one webhook, all due at
 // once, drained by one server process to a receiver in its own process (bench/receiver.ts). Prints the
 // deliveries a second and the CPU each delivery took in the server process, in the database (PostgreSQL's
-// processes for this database) and in the receiver.
-// Not part of `npm run bench`: a quick look at the sender's own cost while changing it.
-//   node --import tsx bench/outbox-drain.ts [--kind postgres|mysql] [--deliveries N] [--rounds R]
+// processes for this database) and in the receiver; after each round, the floor: as many POSTs of the
+// same body, signed alike, from a bare `node:http` keep-alive agent in the same process at the
+// concurrency the receiver saw from the sender, and the sender's CPU per delivery over the floor's.
+// Run by `npm run bench` (its webhook sender section, with --json), or alone while changing the sender:
+//   node --import tsx bench/outbox-drain.ts [--kind postgres|mysql] [--deliveries N] [--rounds R] [--json FILE]
 import { randomBytes, randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
 import { parseArgs } from 'node:util';
 import knexFactory, { type Knex } from 'knex';
 import { loadConfig } from '../server/config.js';
 import { createLogger } from '../server/log.js';
 import { startServer } from '../server/start.js';
+import { signatureHeader } from '../server/webhooks/signature.js';
 import { startReceiver } from './processes.js';
 
 const { values } = parseArgs({
@@ -18,6 +22,7 @@ const { values } = parseArgs({
     kind: { type: 'string', default: 'postgres' },
     deliveries: { type: 'string', default: '3000' },
     rounds: { type: 'string', default: '3' },
+    json: { type: 'string' },
   },
 });
 const kind = values.kind === 'mysql' ? 'mysql' : 'postgres';
@@ -25,6 +30,21 @@ const count = Number(values.deliveries);
 const rounds = Number(values.rounds);
 const PG_URL = process.env.REPOADMIN_BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const MYSQL_URL = process.env.REPOADMIN_BENCH_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/test';
+
+/** One round: the sender's drain and the bare POSTs after it, CPU in µs per delivery. */
+export interface DrainRound {
+  kind: 'postgres' | 'mysql';
+  round: number;
+  deliveries: number;
+  perSecond: number;
+  senderUs: number;
+  databaseUs?: number;
+  receiverUs: number;
+  /** The most requests the receiver had open at once from the sender: the floor's concurrency. */
+  concurrency: number;
+  bareUs: number;
+  barePerSecond: number;
+}
 
 const TICKS = 100; // clock ticks a second in /proc/PID/stat
 function cpuMsOfPid(pid: number): number {
@@ -63,9 +83,55 @@ async function backendPids(): Promise<number[]> {
   return (rows as { pid: number }[]).map((r) => r.pid);
 }
 const dbCpu = async (pids: number[]) => pids.reduce((sum, pid) => sum + cpuMsOfPid(pid), 0);
+
+/**
+ * The floor: `n` POSTs of `body` to `url`, each with the headers the sender sends (its signature
+ * made the same way), `concurrency` at a time over kept-alive connections; the process's CPU per
+ * POST (µs) and the POSTs a second.
+ */
+async function barePosts(url: string, n: number, concurrency: number, body: string, secret: string): Promise<{ us: number; perSecond: number }> {
+  const agent = new http.Agent({ keepAlive: true, scheduling: 'lifo' });
+  const post = () =>
+    new Promise<void>((resolve, reject) => {
+      const id = `${BARE_ID}${randomUUID()}`;
+      const timestamp = Math.floor(Date.now() / 1000);
+      const req = http.request(url, {
+        method: 'POST',
+        agent,
+        headers: {
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(body),
+          'user-agent': 'bare',
+          'webhook-id': id,
+          'webhook-timestamp': String(timestamp),
+          'webhook-signature': signatureHeader([secret], id, timestamp, body),
+        },
+      }, (res) => {
+        res.resume();
+        res.once('end', resolve);
+      });
+      req.once('error', reject);
+      req.end(body);
+    });
+  let sent = 0;
+  const cpu = process.cpuUsage();
+  const at = performance.now();
+  await Promise.all(Array.from({ length: concurrency }, async () => {
+    while (sent++ < n) await post();
+  }));
+  const used = process.cpuUsage(cpu);
+  const seconds = (performance.now() - at) / 1000;
+  agent.destroy();
+  return { us: (used.user + used.system) / n, perSecond: n / seconds };
+}
+
+/** The webhook-id prefix of the floor's POSTs, to tell them apart at the receiver. */
+const BARE_ID = 'bare-';
+const results: DrainRound[] = [];
 try {
   const webhookId = randomUUID();
-  await db('webhooks').insert({ id: webhookId, url: `${receiver.url}/hook`, events: '["version.published"]', projects: null, active: true, secret: `whsec_${randomBytes(24).toString('base64')}` });
+  const secret = `whsec_${randomBytes(24).toString('base64')}`;
+  await db('webhooks').insert({ id: webhookId, url: `${receiver.url}/hook`, events: '["version.published"]', projects: null, active: true, secret });
   const body = JSON.stringify({ type: 'version.published', timestamp: new Date().toISOString(), data: { projectName: 'p', branch: 'main', groupId: 'g', artifactId: 'a', version: '1.0.0', padding: 'x'.repeat(300) } });
   let seq = 0;
   for (let round = 1; round <= rounds; round++) {
@@ -88,17 +154,31 @@ try {
     const dbMs = (await dbCpu(pids)) - before.db;
     const receiverMs = cpuMsOfPid(receiver.pid) - before.receiver;
     const [{ n: delivered }] = (await db('deliveries').count({ n: '*' }).where({ status: 'delivered' })) as [{ n: number | string }];
+    const concurrency = Number(await (await fetch(`${receiver.url}/most-open`)).text());
+    // Warmed up as the sender is by the rounds before (the first round is the sender's warm-up).
+    await barePosts(`${receiver.url}/hook`, Math.min(count, 500), Math.max(1, concurrency), body, secret);
+    const bare = await barePosts(`${receiver.url}/hook`, count, Math.max(1, concurrency), body, secret);
+    const row: DrainRound = {
+      kind, round, deliveries: count, perSecond: count / seconds, senderUs: (used.user + used.system) / count,
+      databaseUs: kind === 'postgres' ? (dbMs * 1000) / count : undefined, receiverUs: (receiverMs * 1000) / count,
+      concurrency, bareUs: bare.us, barePerSecond: bare.perSecond,
+    };
+    results.push(row);
     process.stdout.write(
-      `${kind} round ${round}: ${count} deliveries in ${seconds.toFixed(2)} s = ${Math.round(count / seconds)}/s; ` +
-        `server CPU ${Math.round(((used.user + used.system) / count))} µs/delivery` +
-        (kind === 'postgres' ? `, PostgreSQL CPU ${Math.round((dbMs * 1000) / count)} µs/delivery` : '') +
-        `, receiver CPU ${Math.round((receiverMs * 1000) / count)} µs/delivery` +
-        `; delivered in all ${delivered}\n`,
+      `${kind} round ${round}: ${count} deliveries in ${seconds.toFixed(2)} s = ${Math.round(row.perSecond)}/s; ` +
+        `server CPU ${Math.round(row.senderUs)} µs/delivery` +
+        (row.databaseUs === undefined ? '' : `, PostgreSQL CPU ${Math.round(row.databaseUs)} µs/delivery`) +
+        `, receiver CPU ${Math.round(row.receiverUs)} µs/delivery; delivered in all ${delivered}; ` +
+        `bare POSTs at ${concurrency} at a time: ${Math.round(bare.perSecond)}/s, ${Math.round(bare.us)} µs each ` +
+        `(sender/bare ${(row.senderUs / bare.us).toFixed(2)})\n`,
     );
   }
   const received = (await (await fetch(`${receiver.url}/received`)).json()) as [string, number][];
-  const ids = new Set(received.map(([id]) => id));
-  process.stdout.write(`received ${received.length} requests, ${ids.size} distinct webhook-ids\n`);
+  // The bare POSTs reached the receiver too: count the sender's alone.
+  const fromSender = received.filter(([id]) => !id.startsWith(BARE_ID));
+  const ids = new Set(fromSender.map(([id]) => id));
+  process.stdout.write(`received ${fromSender.length} requests from the sender, ${ids.size} distinct webhook-ids\n`);
+  if (values.json) writeFileSync(values.json, JSON.stringify(results));
 } finally {
   await server.stop(0);
   await receiver.stop();

@@ -6,6 +6,7 @@ import type { ScenarioId } from './scenarios.js';
 import type { SeedTiming } from './seed.js';
 import { type TrashComparison, trashTable } from './trash.js';
 import type { WebhookRow } from './webhooks.js';
+import type { DrainRound } from './outbox-drain.js';
 
 export type DatabaseName = 'PostgreSQL' | 'PGlite' | 'MariaDB';
 
@@ -66,6 +67,8 @@ export interface Report {
   webhooks?: WebhookRow[];
   /** The reads with and without records in the trash (trash.ts). */
   trash?: TrashComparison;
+  /** The webhook sender draining a backlog, each round beside bare signed POSTs (outbox-drain.ts). */
+  drain?: DrainRound[];
 }
 
 const MB = 1024 * 1024;
@@ -268,6 +271,36 @@ export function round3Targets(report: Report): Target[] {
   return result;
 }
 
+/**
+ * The targets of round 4 (issue 41), against the right floor: reads and publishing against the bare
+ * `node:http` + `pg` server with the same SQL, the webhook sender's CPU per delivery against a bare
+ * signed POST.
+ */
+export function round4Targets(report: Report): Target[] {
+  const result: Target[] = [];
+  const goals = [['latest', 0.85], ['search-group', 0.85], ['publish', 0.9]] as const;
+  for (const [scenario, goal] of goals) {
+    const row = report.limits?.find((r) => r.scenario === scenario && r.limitName === 'node:http + pg');
+    result.push({
+      what: `${row?.name ?? scenario}: server (1 worker) / node:http + pg at c=16, in turns (answers a second; CPU µs per answer of each)`,
+      goal: `>= ${goal * 100}%`,
+      reached: row ? `${ratio(row.server, row.limit)} (${rate(row.server)}/s vs ${rate(row.limit)}/s; ${cpu(row.server)} vs ${cpu(row.limit)} µs)` : 'not measured',
+      met: row ? row.server.perSecond >= row.limit.perSecond * goal : undefined,
+    });
+  }
+  // The rounds after the first (the sender's and the floor's warm-up).
+  const warm = report.drain?.slice(1) ?? [];
+  const sender = warm.reduce((sum, r) => sum + r.senderUs, 0) / warm.length;
+  const bare = warm.reduce((sum, r) => sum + r.bareUs, 0) / warm.length;
+  result.push({
+    what: 'webhook sender: CPU per delivery / a bare signed node:http POST at the same concurrency (rounds 2 and 3)',
+    goal: '<= 2x',
+    reached: warm.length ? `${(sender / bare).toFixed(2)}x (${Math.round(sender)} vs ${Math.round(bare)} µs)` : 'not measured',
+    met: warm.length ? sender <= 2 * bare : undefined,
+  });
+  return result;
+}
+
 const webhookComplete = (row: WebhookRow) => row.delivered === row.events && row.received === row.events && row.requests === row.received;
 
 /** Table rows comparing a publishing step with a project token, a session JWT, and a password login first. */
@@ -445,6 +478,32 @@ export function markdown(report: Report, options: { plans: boolean } = { plans: 
     out.push(`| ${t.what} | ${t.goal} | ${t.reached} | ${t.met === undefined ? '-' : t.met ? 'yes' : 'no'} |`);
   }
   out.push('');
+
+  out.push('## Targets of round 4: against the right floor', '', '| target | goal | reached | met |', '|---|---|---|---|');
+  for (const t of round4Targets(report)) {
+    out.push(`| ${t.what} | ${t.goal} | ${t.reached} | ${t.met === undefined ? '-' : t.met ? 'yes' : 'no'} |`);
+  }
+  out.push('');
+  if (report.drain?.length) {
+    out.push(
+      '## The webhook sender against a bare POST (PostgreSQL)',
+      '',
+      '`bench/outbox-drain.ts`: a backlog of deliveries for one webhook, all due at once, drained by one server process',
+      'to the receiver (bench/receiver.ts, its own process); then, in the same process, as many POSTs of the same body',
+      'with the same headers and signature from a bare `node:http` keep-alive agent, as many at a time as the receiver',
+      'saw from the sender. CPU µs per delivery: that process (user + system) over the drain, and over the bare POSTs;',
+      'the database\'s processes for its database and the receiver over the drain. The first round warms both up.',
+      '',
+      '| round | deliveries | sender deliveries/s | sender CPU µs | PostgreSQL CPU µs | receiver CPU µs | at a time | bare POSTs/s | bare CPU µs | sender/bare |',
+      '|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|',
+      ...report.drain.map(
+        (r) =>
+          `| ${r.round} | ${r.deliveries.toLocaleString('en')} | ${Math.round(r.perSecond).toLocaleString('en')} | ${Math.round(r.senderUs)} | ${r.databaseUs === undefined ? '-' : Math.round(r.databaseUs)} | ` +
+          `${Math.round(r.receiverUs)} | ${r.concurrency} | ${Math.round(r.barePerSecond).toLocaleString('en')} | ${Math.round(r.bareUs)} | ${(r.senderUs / r.bareUs).toFixed(2)} |`,
+      ),
+      '',
+    );
+  }
 
   const steps = pipelineSteps(report.rows);
   if (steps.length > 0) {

@@ -37,6 +37,7 @@ import {
 import { type MysqlSql, seedVersions, seedVersionsMysql } from './seed.js';
 import { TRASH_RECORDS, TRASH_ROUNDS, type TrashComparison, trashBesides } from './trash.js';
 import { type WebhookRow, measureWebhook } from './webhooks.js';
+import type { DrainRound } from './outbox-drain.js';
 
 const require = createRequire(import.meta.url);
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -49,6 +50,8 @@ const MYSQL_RECORDS = 100_000;
  * sender then drains, which takes several times the turn (bench/README.md).
  */
 const WEBHOOK_SECONDS = 5;
+/** Deliveries per round of the sender's drain; three rounds, the first a warm-up. */
+const DRAIN_DELIVERIES = 3_000;
 const ADMIN_PASSWORD = `bench-${randomBytes(9).toString('base64url')}`;
 
 /** The settings of a server started on a database server's database, as REPO_MAN_* variables. */
@@ -86,6 +89,8 @@ interface Options {
   webhook: boolean;
   /** Seconds of publishing with the webhook and as many without, per concurrency, in turns of one. */
   webhookSeconds: number;
+  /** The webhook sender draining a backlog beside bare POSTs (outbox-drain.ts); 0: no such section. */
+  drainDeliveries: number;
   /** Records in the trash beside the PostgreSQL database (trash.ts); 0: no trash section. */
   trash: number;
   trashRounds: number;
@@ -106,6 +111,9 @@ const USAGE = `npm run bench -- [options]
   --webhook-seconds S  seconds of publishing with one webhook and as many without, in turns of one, after
                        the warm-up (default ${WEBHOOK_SECONDS}; the sender drains each turn's deliveries before the next)
   --no-webhook         skip publishing with one webhook against publishing without (PostgreSQL)
+  --drain N            deliveries per round of the webhook sender draining a backlog, beside as many bare
+                       signed POSTs (default ${DRAIN_DELIVERIES.toLocaleString('en')}; bench/outbox-drain.ts)
+  --no-drain           skip the webhook sender against bare POSTs
   --trash N            records in the trash for the reads with and without it (default ${TRASH_RECORDS.toLocaleString('en')})
   --trash-rounds N     turns of each read on each database for the trash (default ${TRASH_ROUNDS.toLocaleString('en')})
   --no-trash           skip the reads with and without the trash (PostgreSQL)
@@ -131,6 +139,8 @@ function parseOptions(argv: string[]): Options {
       'cpu-prof': { type: 'string' },
       interleave: { type: 'boolean' },
       'no-webhook': { type: 'boolean' },
+      drain: { type: 'string' },
+      'no-drain': { type: 'boolean' },
       'webhook-seconds': { type: 'string' },
       trash: { type: 'string' },
       'trash-rounds': { type: 'string' },
@@ -166,6 +176,7 @@ function parseOptions(argv: string[]): Options {
     interleave: Boolean(values.interleave),
     cpuProfileDir: values['cpu-prof'] ? path.resolve(values['cpu-prof']) : undefined,
     webhook: !values['no-webhook'],
+    drainDeliveries: values['no-drain'] ? 0 : Math.floor(count('drain', values.drain, DRAIN_DELIVERIES, 1)),
     webhookSeconds: count('webhook-seconds', values['webhook-seconds'], WEBHOOK_SECONDS, 1),
     trash: values['no-trash'] ? 0 : Math.floor(count('trash', values.trash, TRASH_RECORDS, 0)),
     trashRounds: Math.floor(count('trash-rounds', values['trash-rounds'], TRASH_ROUNDS, 1)),
@@ -640,6 +651,25 @@ async function runMysql(url: URL, options: Options, list: Scenario[], floor: Ret
   return { run, rows: await rows('MariaDB', list, measured, floor, options), version: database };
 }
 
+/**
+ * The webhook sender draining a backlog of one webhook's deliveries, three rounds, each beside as many
+ * bare signed POSTs from one process (bench/outbox-drain.ts, in a process of its own like the server).
+ */
+function measureDrain(deliveries: number): DrainRound[] {
+  progress(`PostgreSQL: the webhook sender draining ${deliveries.toLocaleString('en')} deliveries a round, beside bare POSTs`);
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'repoadmin-drain-'));
+  try {
+    const file = path.join(dir, 'drain.json');
+    execFileSync(process.execPath, ['--import', 'tsx', 'bench/outbox-drain.ts', '--deliveries', String(deliveries), '--rounds', '3', '--json', file], {
+      cwd: ROOT,
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+    return JSON.parse(readFileSync(file, 'utf8')) as DrainRound[];
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 function pgliteVersion(): string {
   const file = path.join(ROOT, 'node_modules', '@electric-sql', 'pglite', 'package.json');
   return (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version;
@@ -677,6 +707,7 @@ async function main(): Promise<number> {
     limits: postgres.limits,
     webhooks: postgres.webhooks,
     trash: postgres.trash,
+    drain: options.drainDeliveries > 0 ? measureDrain(options.drainDeliveries) : undefined,
   };
   if (options.pglite) {
     report.embedded = await embeddedMemory(options);
