@@ -103,6 +103,8 @@ export interface OutboxOptions {
   /** A claim's lease (LEASE_MS); for tests. */
   leaseMs?: number;
   perProcess?: number;
+  /** Called after each round, done or failed; for tests, which wait for rounds rather than for time. */
+  onRound?: () => void;
 }
 
 /** A claimed delivery waiting in its batch. */
@@ -153,6 +155,7 @@ interface Sender {
   stopped: AbortController;
   /** Sends, records and give-backs under way, for stop() to wait on. */
   work: Set<Promise<void>>;
+  onRound?: () => void;
 }
 
 // The steps: plain functions of their inputs.
@@ -390,6 +393,7 @@ async function run(sender: Sender): Promise<void> {
     } catch (error) {
       sender.services.log.warn(failureFields(error), 'webhook outbox: the database did not answer; trying again');
     }
+    sender.onRound?.();
     if (sender.stopping) break;
     if (backlog) continue;
     await sleep(sender.settings.pollMs, undefined, { signal: sender.wakeUp.signal }).catch(() => undefined);
@@ -423,6 +427,7 @@ export function startOutbox(services: OutboxServices, options: OutboxOptions = {
     wakeUp: new AbortController(),
     stopped: new AbortController(),
     work: new Set(),
+    onRound: options.onRound,
   };
   const loop = run(sender);
   return {

@@ -48,11 +48,12 @@ describe.each(dbKinds())('outbox batches on %s', (kind) => {
     const config = loadConfig([], {});
     const services: OutboxServices = { db, config: { ...config, webhooks: { ...config.webhooks, allowNetworks: ['127.0.0.0/8'] } }, log: { warn() {}, error() {} } as unknown as OutboxServices['log'], now: () => new Date() };
     db.on('query', count);
-    const outbox = startOutbox(services, { pollMs: 20, roundMs: 20 });
+    let rounds = 0;
+    const outbox = startOutbox(services, { pollMs: 20, roundMs: 20, onRound: () => rounds++ });
     try {
-      // About twenty rounds with nothing to do: the look and nothing else (PostgreSQL's runs past
+      // Twenty rounds with nothing to do: the look and nothing else (PostgreSQL's runs past
       // knex's query event, the other kinds' through it), so no transaction, no lock.
-      await new Promise((resolve) => setTimeout(resolve, 400));
+      await eventually(async () => rounds >= 20, 30_000);
       expect(built.filter((sql) => !sql.startsWith('select exists (select 1 from events where seq is null)'))).toEqual([]);
       db.off('query', count);
       const webhook = await insertWebhook(db, { url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`, events: ['version.published'], projects: null, description: null, active: true }, 'whsec_x');
