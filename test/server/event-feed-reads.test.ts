@@ -81,8 +81,10 @@ describe.each(servers)('the event feed through a read-only connection on %s', (k
       try {
         await hold('event_sequence').select('last_seq').where({ name: 'events' }).forUpdate();
         await appendEvent(server.db, 'retention.finished', { mark: 'read-only' });
+        // The feed's first answer from the database, before the numbering can happen: it has looked and found the event unnumbered.
+        const looked = new Promise((resolve) => readOnly.once('query-response', resolve));
         const reading = feed({ db: readOnly }, { after: cursor, limit: 1000, wait: 0 });
-        await new Promise((resolve) => setTimeout(resolve, 300));
+        await looked;
         await hold.commit();
         page = await reading;
       } finally {
