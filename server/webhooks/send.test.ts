@@ -63,7 +63,8 @@ describe('a delivery attempt', () => {
       expect(connections).toBe(1);
       // A new one goes through the rules again.
       server.closeAllConnections();
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      // Once the agent has seen its kept-alive connection close (it then holds no free one).
+      while (Object.keys(agents.http.freeSockets).length > 0) await new Promise((resolve) => setTimeout(resolve, 5));
       const refused = await attempt('c');
       expect(refused.error).toMatch(/loopback/);
       expect(refused.status).toBeUndefined();
