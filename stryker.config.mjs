@@ -48,6 +48,8 @@ export const MODULES = {
       'test/server/concurrency.test.ts',
       // A publish through an exchanged ID token (checkOidcPublish, its precondition), against a real issuer.
       'test/server/trusted-publishing.test.ts',
+      // What an exchanged token may publish, and how repository addresses compare.
+      'server/policy/publish.test.ts',
       // The lock a publish takes (publishKey).
       'server/db/versions.test.ts',
       // The latest lookup of an environment (the service's branch for it).

@@ -41,8 +41,8 @@ export function rssOf(pid: number): number {
   return kb ? Number(kb) * 1024 : 0;
 }
 
-function startChild(args: string[], env: NodeJS.ProcessEnv): Promise<Child> {
-  const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+function startChild(args: string[], env: NodeJS.ProcessEnv, cwd = ROOT): Promise<Child> {
+  const child = spawn(process.execPath, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
   running.add(child);
   const lines: string[] = [];
   const keep = (chunk: Buffer) => {
@@ -104,13 +104,15 @@ export interface ServerOptions {
   args?: string[];
   /** Options for node itself, before the script (e.g. `--require` of a probe). */
   nodeArgs?: string[];
+  /** The checkout whose built server runs (default this one): another build, side by side (ab.ts). */
+  root?: string;
 }
 
 /** The built server: `node bin/repoadmin server --port 0`. */
 export function startServer(options: ServerOptions): Promise<Child> {
   const flags = options.cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDir}`] : [];
   const env: NodeJS.ProcessEnv = { ...process.env, REPO_MAN_LOG_LEVEL: 'warn', ...options.env };
-  return startChild([...flags, ...(options.nodeArgs ?? []), 'bin/repoadmin', 'server', '--port', '0', ...(options.args ?? [])], env);
+  return startChild([...flags, ...(options.nodeArgs ?? []), 'bin/repoadmin', 'server', '--port', '0', ...(options.args ?? [])], env, options.root);
 }
 
 /** The minimal `node:http` + `pg` server of minimal.ts. */

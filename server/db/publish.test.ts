@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dbKinds, openMigratedDatabase } from '../../test/helpers/db.js';
-import { publishPrecondition } from '../policy/publish.js';
+import { oidcPublishPrecondition, publishPrecondition } from '../policy/publish.js';
 import type { Database } from './connect.js';
 import { insertToken } from './tokens.js';
 import { insertUser } from './users.js';
@@ -81,5 +81,28 @@ describe.each(dbKinds())('publishing a version row on %s', (kind) => {
     const bySession = publishPrecondition({ kind: 'session', userId, username: 'named', tokenVersion: 0 }, 'p', new Date());
     // A session token names its user itself.
     expect(await upsertVersion(db, fields({ groupId: 'named', latestVersion: true }), bySession)).toEqual({ uid: expect.any(String), created: false });
+  });
+
+  // The second statement of a publish through an exchanged token (services/versions.ts publishRecord).
+  it("refuses with an exchanged token's own precondition what that token may not publish, and says whom it found", async () => {
+    const userId = await insertUser(db, { username: 'pipeline', passwordHash: 'x', projectName: 'p', role: 'ROLE_USER' });
+    const now = new Date();
+    const oidc = { branch: 'main', publisherId: randomUUID(), repositoryUrl: null, provenance: '{}' };
+    const exchanged = async (tokenHash: string, expiresAt: Date, kind?: 'ordinary') => {
+      const id = randomUUID();
+      await insertToken(db, { id, userId, name: tokenHash, scope: 'publish', tokenHash, createdAt: now, expiresAt, ...(kind ? {} : { oidc }) });
+      return id;
+    };
+    const later = new Date(now.getTime() + 600_000);
+    const tokenId = await exchanged('hash-of-exchanged', later);
+    await exchanged('hash-of-expired', new Date(now.getTime() - 1_000));
+    await exchanged('hash-of-ordinary', later, 'ordinary');
+    const publish = (tokenHash: string, projectName = 'p') => upsertVersion(db, fields({ groupId: 'exchanged', projectName, version: tokenHash }), oidcPublishPrecondition(tokenHash, projectName, now));
+    expect(await publish('hash-of-expired')).toBeUndefined();
+    expect(await publish('hash-of-ordinary')).toBeUndefined();
+    expect(await publish('hash-of-unknown')).toBeUndefined();
+    expect(await publish('hash-of-exchanged', 'another')).toBeUndefined();
+    expect(await db('versions').where({ group_id: 'exchanged' })).toEqual([]);
+    expect(await publish('hash-of-exchanged')).toEqual({ uid: expect.any(String), created: true, by: { userId, username: 'pipeline', tokenId } });
   });
 });

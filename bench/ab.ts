@@ -1,0 +1,88 @@
+// `npm run bench:ab -- --base DIR`: the server built in another checkout (DIR, built there with
+// `npm run build`) and this checkout's, on one seeded PostgreSQL database, taking turns of one
+// second for each scenario asked, so that both see the same machine: what a change moves, measured
+// side by side rather than in two runs minutes apart (on a shared host the same build's figures
+// differ by a quarter between runs). Prints answers a second, p50 and p99, and the CPU each server
+// process spent per answer. Not part of `npm run bench`.
+//   npm run bench:ab -- --base ../base [--only latest,publish] [--records N] [--seconds S] [--connections C]
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import pg from 'pg';
+import { MEMORY, migrateLatest, openDatabase } from '../server/db/connect.js';
+import { KEYS } from './dataset.js';
+import { loadTurns } from './load.js';
+import { type Child, call, cpuMsOf, killChildren, startServer } from './processes.js';
+import { type BenchAuth, type ScenarioId, scenarios } from './scenarios.js';
+import { seedVersions } from './seed.js';
+
+const { values } = parseArgs({
+  options: {
+    base: { type: 'string' },
+    only: { type: 'string', default: 'latest,publish' },
+    records: { type: 'string', default: '100000' },
+    seconds: { type: 'string', default: '20' },
+    warmup: { type: 'string', default: '2' },
+    connections: { type: 'string', default: '16' },
+  },
+});
+if (!values.base) {
+  process.stderr.write('--base DIR: the checkout whose built server (dist/) is compared with this one\'s\n');
+  process.exit(2);
+}
+const base = path.resolve(values.base);
+const only = values.only!.split(',').map((s) => s.trim()) as ScenarioId[];
+const list = scenarios().filter((s) => only.includes(s.id));
+const records = Math.max(KEYS, Number(values.records));
+const load = { connections: Number(values.connections), seconds: Number(values.seconds), warmupSeconds: Number(values.warmup) };
+const pgUrl = new URL(process.env.REPOADMIN_BENCH_PG_URL || 'postgres://postgres@127.0.0.1:5432/postgres');
+const name = `repoadmin_ab_${randomBytes(5).toString('hex')}`;
+const adminPassword = `ab-${randomBytes(9).toString('base64url')}`;
+const progress = (line: string) => process.stderr.write(`${line}\n`);
+
+const admin = new pg.Client({ connectionString: pgUrl.toString() });
+await admin.connect();
+await admin.query(`create database ${name}`);
+const children: Child[] = [];
+try {
+  const settings = {
+    kind: 'postgres' as const, driver: 'pg', host: pgUrl.hostname, port: Number(pgUrl.port || 5432), user: decodeURIComponent(pgUrl.username || 'postgres'),
+    password: decodeURIComponent(pgUrl.password), database: name, connectTimeoutMs: 5_000, statementTimeoutMs: 10_000, dataDir: MEMORY,
+  };
+  const opened = await openDatabase(settings);
+  await migrateLatest(opened.db);
+  await opened.close();
+  const pool = new pg.Pool({ ...settings, max: 4 });
+  progress(`seeding ${records.toLocaleString('en')} records into ${name}`);
+  await seedVersions([pool, pool], records, 1_000, progress);
+  await pool.end();
+  const env = {
+    REPO_MAN_DB_JDBC: 'postgres', REPO_MAN_DB_HOST: settings.host, REPO_MAN_DB_PORT: String(settings.port), REPO_MAN_DB_USER: settings.user,
+    REPO_MAN_DB_PASS: settings.password, REPO_MAN_DB_DATABASE: name, REPO_MAN_ADMIN_PASSWORD: adminPassword,
+  };
+  const servers = { base: await startServer({ env, root: base }), head: await startServer({ env }) };
+  children.push(servers.base, servers.head);
+  const { token: jwt } = (await call(servers.head, '/v1/authentication/generate-token', { username: 'admin', password: adminPassword })) as { token: string };
+  const { token: projectToken } = (await call(servers.head, '/v1/tokens', { name: 'ab', scope: 'publish' }, jwt)) as { token: string };
+  const auth: BenchAuth = { jwt, projectToken };
+  process.stdout.write(`base ${base}, head ${path.resolve('.')}; ${records.toLocaleString('en')} records; c=${load.connections}, ${load.seconds} turns of 1 s each\n\n`);
+  process.stdout.write('| request | base req/s | p50 ms | p99 ms | CPU µs/req | head req/s | p50 ms | p99 ms | CPU µs/req | head/base |\n|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n');
+  for (const scenario of list) {
+    const request = scenario.request(auth);
+    const [b, h] = await loadTurns(
+      [
+        { baseUrl: servers.base.url, request, cpuMs: () => cpuMsOf(servers.base.pid) },
+        { baseUrl: servers.head.url, request, cpuMs: () => cpuMsOf(servers.head.pid) },
+      ],
+      load,
+    );
+    const cells = (m: typeof b) => `${Math.round(m!.perSecond).toLocaleString('en')} | ${m!.p50Ms.toFixed(2)} | ${m!.p99Ms.toFixed(2)} | ${m!.cpuMsPerRequest === undefined ? '-' : Math.round(m!.cpuMsPerRequest * 1000)}`;
+    process.stdout.write(`| ${scenario.name} | ${cells(b)} | ${cells(h)} | ${Math.round((h!.perSecond / b!.perSecond) * 100)}% |\n`);
+    if (b!.errors + h!.errors > 0) process.stdout.write(`errors: base ${b!.errors} (${b!.firstError ?? ''}), head ${h!.errors} (${h!.firstError ?? ''})\n`);
+  }
+} finally {
+  for (const child of children) await child.stop().catch(() => undefined);
+  killChildren();
+  await admin.query(`drop database if exists ${name} with (force)`);
+  await admin.end();
+}
