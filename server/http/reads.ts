@@ -1,8 +1,9 @@
 // Which database an endpoint's handler runs on (docs/operations.md, "Read replicas"): endpoints
 // declared `readReplica` read from the replica when one is configured and close enough, else from
-// the primary; every other endpoint runs on the primary, and with a replica the answer to a write
+// the primary; every other endpoint runs on the primary, and on PostgreSQL the answer to a write
 // carries the primary's WAL position, which the client sends back with its next reads.
 import { AppError } from '../../common/errors.js';
+import { KINDS } from '../db/dialects/kinds.js';
 import { isDatabaseUnavailable } from '../db/faults.js';
 import { currentPosition, parsePosition } from '../db/replica.js';
 import type { Services } from '../services/context.js';
@@ -59,9 +60,7 @@ export function handlerRun(endpoint: Endpoint, services: Services): HandlerRun {
       return handler(request, services);
     };
   }
-  // Only where reads may go to a replica: elsewhere no read waits for a position, and asking for it
-  // after every write is a round trip a write would pay for nothing.
-  if (endpoint.method === 'GET' || !reads) return (request) => handler(request, services);
+  if (endpoint.method === 'GET' || !KINDS[services.config.db.kind].readReplicas) return (request) => handler(request, services);
   return async (request) => {
     const answer = await handler(request, services);
     // The write has committed; a position the server cannot read now is left out, not an error.

@@ -62,13 +62,13 @@ describe('crowded sockets', () => {
     const halves = await Promise.all(Array.from({ length: HALF_HEADERS }, () => open(port, 'GET /health HTTP/1.1\r\nHost: x\r\n')));
     const kept = await Promise.all(Array.from({ length: KEPT_ALIVE }, () => open(port, 'GET /health HTTP/1.1\r\nHost: x\r\n\r\n')));
 
-    // While they are all open, a normal client is answered at once.
-    const asked = performance.now();
+    // While they are all open, a normal client is answered: before the server has closed any of
+    // them (the first may go 10 s after it connected), not after the crowd has gone.
     const ready = await fetch(`${server.url}/health/ready`);
     const search = await fetch(`${server.url}/v1/repositories/search`, { method: 'POST' });
     expect(ready.status).toBe(200);
     expect(search.status).toBe(200);
-    expect(performance.now() - asked).toBeLessThan(2_000);
+    expect([...sockets, ...halves].filter((w) => w.closedAt !== undefined).length).toBe(0);
 
     // Every one is closed by the server (the test's own time limit bounds the wait); each is then
     // timed from its own start: the answer for a kept-alive one, the connection for the others.
