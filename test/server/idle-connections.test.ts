@@ -79,10 +79,12 @@ describe('crowded sockets', () => {
     const keptMs = elapsed(kept, (w) => w.answeredAt!);
     expect(kept.every((w) => w.answeredAt !== undefined)).toBe(true);
     // Keep-alive connections go after 5 s (and at most the second Node adds); the others after 10 s,
-    // found by Node's check at its interval.
-    expect(Math.max(...keptMs)).toBeLessThan(HTTP_LIMITS.keepAliveTimeout + 3_000);
+    // found by Node's check at its interval. The upper bounds tell the server's own timeouts from a
+    // connection held until something else ends it: on a host with its cores taken the timers of 2,000
+    // closes fire late (15.7 s once, CI on Node 24), so they allow up to twice each timeout.
+    expect(Math.max(...keptMs)).toBeLessThan(2 * HTTP_LIMITS.keepAliveTimeout);
     expect(Math.min(...headMs)).toBeGreaterThan(HTTP_LIMITS.headersTimeout - 1_000);
-    expect(Math.max(...headMs)).toBeLessThan(HTTP_LIMITS.headersTimeout + HTTP_LIMITS.connectionsCheckingInterval + 2_000);
+    expect(Math.max(...headMs)).toBeLessThan(2 * HTTP_LIMITS.headersTimeout);
 
     // And the server still serves.
     expect((await fetch(`${server.url}/health`)).status).toBe(200);
