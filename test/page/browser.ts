@@ -27,8 +27,8 @@ export function launchBrowser(): Promise<Browser> {
 
 declare global {
   interface Window {
-    /** Sum of the layout shifts not caused by input (PerformanceObserver `layout-shift`). */
-    __cls: number;
+    /** The layout shifts not caused by input (PerformanceObserver `layout-shift`): each one's value and what moved, from where to where. */
+    __shifts: string[];
     __xss?: unknown;
   }
 }
@@ -69,10 +69,18 @@ export async function watchPage(watched: WatchedPage, page: Page): Promise<void>
   });
   page.on('pageerror', (error) => watched.errors.push(error.message));
   await page.addInitScript(() => {
-    window.__cls = 0;
+    window.__shifts = [];
+    type Source = { node?: Node | null; previousRect: DOMRectReadOnly; currentRect: DOMRectReadOnly };
+    const rect = (r: DOMRectReadOnly) => `${r.x},${r.y} ${r.width}x${r.height}`;
+    const name = (node?: Node | null) => {
+      if (!(node instanceof Element)) return node?.nodeName ?? '(gone)';
+      return `${node.tagName.toLowerCase()}${node.id ? `#${node.id}` : ''}${[...node.classList].map((c) => `.${c}`).join('')}`;
+    };
     new PerformanceObserver((list) => {
-      for (const entry of list.getEntries() as (PerformanceEntry & { value: number; hadRecentInput: boolean })[]) {
-        if (!entry.hadRecentInput) window.__cls += entry.value;
+      for (const entry of list.getEntries() as (PerformanceEntry & { value: number; hadRecentInput: boolean; sources?: Source[] })[]) {
+        if (entry.hadRecentInput) continue;
+        const moved = (entry.sources ?? []).map((s) => `${name(s.node)} ${rect(s.previousRect)} -> ${rect(s.currentRect)}`);
+        window.__shifts.push(`${entry.value.toFixed(5)} at ${Math.round(entry.startTime)} ms: ${moved.join('; ')}`);
       }
     }).observe({ type: 'layout-shift', buffered: true });
   });

@@ -2,6 +2,8 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -364,13 +366,67 @@ describe.skipIf(skip)(skip ? `package page (skipped: ${browserState.reason})` : 
         await document.fonts.ready;
         await new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)));
       });
-      expect(await page.evaluate(() => window.__cls), name).toBe(0);
+      expect(await page.evaluate(() => window.__shifts), name).toEqual([]);
       await page.screenshot({ path: path.join(OUTPUT, `page-${name}.png`) });
       const web = seed('web-ui', '4.2.0');
       await page.click(`tr.record[data-uid="${web.uid}"] .toggle`);
       await page.locator(`#detail-${web.uid} .markdown h2`).waitFor();
       await page.locator(`tr.record[data-uid="${web.uid}"]`).scrollIntoViewIfNeeded();
       await page.screenshot({ path: path.join(OUTPUT, `page-${name}-detail.png`), fullPage: name === 'desktop' });
+    }
+  });
+
+  it('paints nothing before the table is read, so the rest of the document moves nothing', async () => {
+    // A browser may paint while the document is still being read (its parser yields after any tag
+    // once the stylesheet is in), and again with the rest: the right-hand parts of the header and
+    // of the toolbar would then move when the parts after them arrive. The document is served up to
+    // a tag, held until the browser has painted (or 2 s have passed), then the rest.
+    const cuts = ['>API</a>', '>Branch</label>', '<span class="narrow" aria-hidden="true">Rows</span>'];
+    const whole = await (await fetch(`${server.url}/public/index.html`)).text();
+    let cut = '';
+    let release = () => {};
+    const held = http.createServer((request, response) => {
+      if (request.url?.startsWith('/public/index.html')) {
+        const at = whole.indexOf(cut) + cut.length;
+        response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+        response.write(whole.slice(0, at));
+        new Promise<void>((resolve) => (release = resolve)).then(() => response.end(whole.slice(at)), () => undefined);
+        return;
+      }
+      // Everything else (styles, script, the API) from the server itself.
+      const target = new URL(request.url ?? '/', server.url);
+      const forwarded = http.request(target, { method: request.method, headers: { ...request.headers, host: target.host } }, (answer) => {
+        response.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(response);
+      });
+      request.pipe(forwarded);
+    });
+    await new Promise<void>((resolve) => held.listen(0, '127.0.0.1', resolve));
+    const origin = `http://127.0.0.1:${(held.address() as AddressInfo).port}`;
+    try {
+      for (const [name, options] of [
+        ['desktop', DESKTOP],
+        ['phone', PHONE],
+      ] as const) {
+        for (cut of cuts) {
+          expect(whole.indexOf(cut), cut).toBeGreaterThan(0);
+          const watched = await openPage(browser, options);
+          opened.push({ watched, origin });
+          const { page } = watched;
+          await page.goto(`${origin}/public/index.html`, { waitUntil: 'commit' });
+          const painted = await page
+            .waitForFunction(() => performance.getEntriesByType('paint').length > 0, undefined, { polling: 50, timeout: 2000 })
+            .then(() => true, () => false);
+          release();
+          await page.waitForSelector('#versions[aria-busy="false"]', { state: 'attached' });
+          await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+          expect({ cut, painted, shifts: await page.evaluate(() => window.__shifts) }, name).toEqual({ cut, painted: false, shifts: [] });
+        }
+      }
+    } finally {
+      release();
+      held.closeAllConnections();
+      await new Promise((resolve) => held.close(resolve));
     }
   });
 

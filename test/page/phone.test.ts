@@ -111,7 +111,7 @@ describe.skipIf(skip)('the package page on a phone', () => {
     // Folded, the button is one line, and the first records start in the upper part of the screen.
     expect((await box(page, '#filters-toggle')).height).toBeLessThan(60);
     expect((await box(page, '#rows tr.record')).y).toBeLessThan(844 / 2);
-    expect(await page.evaluate(() => window.__cls)).toBe(0);
+    expect(await page.evaluate(() => window.__shifts)).toEqual([]);
     await page.screenshot({ path: path.join(OUTPUT, 'phone-folded.png') });
 
     await page.click('#filters-toggle');
