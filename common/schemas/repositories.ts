@@ -161,13 +161,24 @@ export const SearchFiltersBody = SearchRequest.transform((request) => searchFilt
 /** The filters of a search once the nested and flat forms are merged. */
 export type SearchFilters = Omit<SearchRequest, 'artifact'>;
 
+/**
+ * Every field named, in one order, so that every search's filters have the same layout: built by
+ * spreading the request's own fields instead, each set of fields a client sent made an object of
+ * another layout, and reading them one by one in server/db/versions.ts took a tenth of a search's CPU.
+ */
 export function searchFilters(request: SearchRequest): SearchFilters {
-  const { artifact, ...flat } = request;
+  const artifact = request.artifact;
   return {
-    ...flat,
-    groupId: flat.groupId ?? artifact?.groupId,
-    artifactId: flat.artifactId ?? artifact?.artifactId,
-    version: flat.version ?? artifact?.version,
+    projectName: request.projectName,
+    branch: request.branch,
+    groupId: request.groupId ?? artifact?.groupId,
+    artifactId: request.artifactId ?? artifact?.artifactId,
+    version: request.version ?? artifact?.version,
+    type: request.type,
+    uid: request.uid,
+    latestVersion: request.latestVersion,
+    verified: request.verified,
+    environment: request.environment,
   };
 }
 

@@ -183,17 +183,24 @@ export function filterPattern(value: string): { like: string } | { exact: string
   return wildcard ? { like } : { exact };
 }
 
-const FILTER_COLUMNS: [keyof SearchFilters, string][] = [
-  ['projectName', 'project_name'],
-  ['branch', 'branch'],
-  ['groupId', 'group_id'],
-  ['artifactId', 'artifact_id'],
-  ['version', 'version'],
-  ['type', 'type'],
+/** Each filter's column and how to read it (a function, so that every read is of one known field). */
+interface FilterColumn {
+  field: string;
+  column: string;
+  of: (filters: SearchFilters) => string | undefined;
+}
+
+const FILTER_COLUMNS: FilterColumn[] = [
+  { field: 'projectName', column: 'project_name', of: (f) => f.projectName },
+  { field: 'branch', column: 'branch', of: (f) => f.branch },
+  { field: 'groupId', column: 'group_id', of: (f) => f.groupId },
+  { field: 'artifactId', column: 'artifact_id', of: (f) => f.artifactId },
+  { field: 'version', column: 'version', of: (f) => f.version },
+  { field: 'type', column: 'type', of: (f) => f.type },
 ];
 
 /** The columns version_counts keeps (all filters but `version` and `uid`). */
-const COUNTED_COLUMNS = FILTER_COLUMNS.filter(([field]) => field !== 'version');
+const COUNTED_COLUMNS = FILTER_COLUMNS.filter(({ field }) => field !== 'version');
 
 /**
  * The WHERE of a query, walked from the filters once: each condition and its value go in together,
@@ -211,8 +218,8 @@ const COUNTED_LATEST = 'latest_version = true';
 function whereOf(form: SqlForm, filters: SearchFilters, table: 'versions' | 'version_counts'): Where {
   const columns = table === 'versions' ? FILTER_COLUMNS : COUNTED_COLUMNS;
   const where: Where = { shape: '', values: [], conditions: [] };
-  for (const [field, column] of columns) {
-    const value = filters[field];
+  for (const { field, column, of } of columns) {
+    const value = of(filters);
     if (typeof value !== 'string') continue;
     const pattern = filterPattern(value);
     if ('like' in pattern) {
