@@ -21,9 +21,7 @@ export function logRequest(log: Logger, requestId: string, method: string, path:
 /** The route label of requests no route matched (404, 405): raw paths would make labels unbounded. */
 export const UNMATCHED_ROUTE = 'unmatched';
 
-/** Counts and times a request under its route template. */
+/** Counts and times a request under its route template (http_requests_total is read from the histogram). */
 export function countRequest(metrics: Metrics, method: string, route: string, status: number, started: bigint): void {
-  const labels = { method, route, status: String(status) };
-  metrics.httpRequests.inc(labels);
-  metrics.httpDuration.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
+  metrics.httpDuration.observe({ method, route, status: String(status) }, Number(process.hrtime.bigint() - started) / 1e9);
 }

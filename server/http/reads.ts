@@ -13,7 +13,9 @@ import type { Answer, Endpoint, EndpointRequest } from './endpoint.js';
 export const POSITION_HEADER = 'X-Repoadmin-Position';
 const POSITION_HEADER_LOWER = POSITION_HEADER.toLowerCase();
 
-export type ReadTarget = 'primary' | 'replica' | 'fallback';
+/** Where a read was answered from; each is counted (server/metrics.ts), from 0. */
+export const READ_TARGETS = ['primary', 'replica', 'fallback'] as const;
+export type ReadTarget = (typeof READ_TARGETS)[number];
 
 /** Runs an endpoint's handler with the services of the database chosen for the request. */
 export type HandlerRun = (request: EndpointRequest<unknown, unknown, unknown>) => Promise<Answer> | Answer;
@@ -31,7 +33,7 @@ export function handlerRun(endpoint: Endpoint, services: Services): HandlerRun {
   const reads = services.reads;
   const handler = endpoint.handler;
   if (endpoint.readReplica) {
-    const count = (target: ReadTarget) => services.metrics?.reads.inc({ target });
+    const count = (target: ReadTarget) => services.metrics?.countRead(target);
     if (!reads) {
       return (request) => {
         positionOf(request.headers);

@@ -82,12 +82,22 @@ export function boundPg(driver: unknown, limitMs: number, drops: (error: Error) 
  * `acquireConnection()` and `releaseConnection()` of knex's client (knex 3.3 types/index.d.ts,
  * `class Client`; the documentation of `.connection()` names them), bounded as every statement.
  */
-export async function poolStatementRows(client: Knex.Client, statement: PgStatement): Promise<Record<string, unknown>[]> {
-  const connection = (await client.acquireConnection()) as PgClient;
-  try {
-    const result = (await connection.query(statement)) as PgResult;
-    return result.rows;
-  } finally {
-    await client.releaseConnection(connection);
-  }
+export function poolStatementRows(client: Knex.Client, statement: PgStatement): Promise<Record<string, unknown>[]> {
+  // Callbacks rather than awaits: the connection goes back to the pool as soon as the answer is in,
+  // and a read takes two promises fewer (each a turn of the microtask queue).
+  return client.acquireConnection().then(
+    (connection: PgClient) =>
+      new Promise((resolve, reject) => {
+        const done: Answer<PgResult> = (error, result) => {
+          void client.releaseConnection(connection);
+          if (error) reject(error);
+          else resolve(result!.rows);
+        };
+        try {
+          connection.query(statement, undefined, done);
+        } catch (error) {
+          done(error as Error);
+        }
+      }),
+  );
 }

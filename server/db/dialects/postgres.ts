@@ -268,12 +268,15 @@ export function postgresLike(runStatement: Dialect['runStatement']): Dialect {
  * the driver (pg-driver.ts, poolStatementRows); in a transaction it goes through knex.raw on the
  * transaction's connection, still named. Either way the client-side bound applies (pg-driver.ts).
  */
-export const postgresDialect = postgresLike(async (db, statement, values) => {
+export const postgresDialect = postgresLike((db, statement, values) => {
   if (db.isTransaction) {
     const options = statement.name === undefined ? {} : { name: statement.name };
-    const result = (await db.raw(statement.sql, values as Knex.RawBinding[]).options(options)) as { rows: Record<string, unknown>[] };
-    return result.rows;
+    return db
+      .raw(statement.sql, values as Knex.RawBinding[])
+      .options(options)
+      .then((result: { rows: Record<string, unknown>[] }) => result.rows);
   }
+  // Not an async function: it would wrap the driver's promise in one more.
   const text = statement.native;
   return poolStatementRows(db.client as Knex.Client, statement.name === undefined ? { text, values } : { name: statement.name, text, values });
 });
