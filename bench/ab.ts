@@ -4,15 +4,20 @@
 // side by side rather than in two runs minutes apart (on a shared host the same build's figures
 // differ by a quarter between runs). Prints answers a second, p50 and p99, and the CPU each server
 // process spent per answer. Not part of `npm run bench`.
-//   npm run bench:ab -- --base ../base [--only latest,publish] [--records N] [--seconds S] [--connections C]
+// With --bare, the reads also take turns with the minimal node:http + pg server (minimal.ts) on
+// the same SQL, so that each build's CPU per answer stands beside the floor's in the same run.
+//   npm run bench:ab -- --base ../base [--only latest,publish] [--records N] [--seconds S] [--connections C] [--bare] [--cpu-prof DIR]
+// --cpu-prof writes a CPU profile of the head server into DIR (node --cpu-prof) when it stops.
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
+import { SearchQuery, paging } from '../common/schemas/repositories.js';
 import { MEMORY, migrateLatest, openDatabase } from '../server/db/connect.js';
 import { KEYS } from './dataset.js';
 import { loadTurns } from './load.js';
-import { type Child, call, cpuMsOf, killChildren, startServer } from './processes.js';
+import type { Contender } from './load.js';
+import { type Child, call, cpuMsOf, killChildren, startMinimal, startServer } from './processes.js';
 import { type BenchAuth, type ScenarioId, scenarios } from './scenarios.js';
 import { seedVersions } from './seed.js';
 
@@ -24,6 +29,8 @@ const { values } = parseArgs({
     seconds: { type: 'string', default: '20' },
     warmup: { type: 'string', default: '2' },
     connections: { type: 'string', default: '16' },
+    bare: { type: 'boolean', default: false },
+    'cpu-prof': { type: 'string' },
   },
 });
 if (!values.base) {
@@ -60,25 +67,46 @@ try {
     REPO_MAN_DB_JDBC: 'postgres', REPO_MAN_DB_HOST: settings.host, REPO_MAN_DB_PORT: String(settings.port), REPO_MAN_DB_USER: settings.user,
     REPO_MAN_DB_PASS: settings.password, REPO_MAN_DB_DATABASE: name, REPO_MAN_ADMIN_PASSWORD: adminPassword,
   };
-  const servers = { base: await startServer({ env, root: base }), head: await startServer({ env }) };
+  const servers = { base: await startServer({ env, root: base }), head: await startServer({ env, cpuProfileDir: values['cpu-prof'] && path.resolve(values['cpu-prof']) }) };
   children.push(servers.base, servers.head);
   const { token: jwt } = (await call(servers.head, '/v1/authentication/generate-token', { username: 'admin', password: adminPassword })) as { token: string };
   const { token: projectToken } = (await call(servers.head, '/v1/tokens', { name: 'ab', scope: 'publish' }, jwt)) as { token: string };
   const auth: BenchAuth = { jwt, projectToken };
+  // The minimal server answers the reads with the statements each scenario's request runs, by what
+  // tells the request apart (as bench/run.ts starts it).
+  const reads = list.filter((s) => s.statements.length > 0);
+  let bare: Child | undefined;
+  if (values.bare && reads.length > 0) {
+    const size = paging(SearchQuery.parse({})).size;
+    const latest: Record<string, unknown> = {};
+    const search: Record<string, unknown> = {};
+    for (const scenario of reads) {
+      const request = scenario.request(auth);
+      if (request.method === 'GET') latest[new URL(request.path, 'http://localhost').search] = scenario.statements[0];
+      else search[request.body as string] = { page: scenario.statements[0], count: scenario.statements[1], size, page_: 1 };
+    }
+    const pgUrlOf = new URL(pgUrl);
+    pgUrlOf.pathname = `/${name}`;
+    bare = await startMinimal({ MINIMAL_PG_URL: pgUrlOf.toString(), MINIMAL_POOL: '10', MINIMAL_STATEMENTS: JSON.stringify({ latest, search }) });
+    children.push(bare);
+  }
   process.stdout.write(`base ${base}, head ${path.resolve('.')}; ${records.toLocaleString('en')} records; c=${load.connections}, ${load.seconds} turns of 1 s each\n\n`);
-  process.stdout.write('| request | base req/s | p50 ms | p99 ms | CPU µs/req | head req/s | p50 ms | p99 ms | CPU µs/req | head/base |\n|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n');
+  const bareHeader = bare ? ' bare req/s | CPU µs/req | head CPU / bare |' : '';
+  process.stdout.write(`| request | base req/s | p50 ms | p99 ms | CPU µs/req | head req/s | p50 ms | p99 ms | CPU µs/req | head/base |${bareHeader}\n|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|${bare ? '--:|--:|--:|' : ''}\n`);
   for (const scenario of list) {
     const request = scenario.request(auth);
-    const [b, h] = await loadTurns(
-      [
-        { baseUrl: servers.base.url, request, cpuMs: () => cpuMsOf(servers.base.pid) },
-        { baseUrl: servers.head.url, request, cpuMs: () => cpuMsOf(servers.head.pid) },
-      ],
-      load,
-    );
-    const cells = (m: typeof b) => `${Math.round(m!.perSecond).toLocaleString('en')} | ${m!.p50Ms.toFixed(2)} | ${m!.p99Ms.toFixed(2)} | ${m!.cpuMsPerRequest === undefined ? '-' : Math.round(m!.cpuMsPerRequest * 1000)}`;
-    process.stdout.write(`| ${scenario.name} | ${cells(b)} | ${cells(h)} | ${Math.round((h!.perSecond / b!.perSecond) * 100)}% |\n`);
-    if (b!.errors + h!.errors > 0) process.stdout.write(`errors: base ${b!.errors} (${b!.firstError ?? ''}), head ${h!.errors} (${h!.firstError ?? ''})\n`);
+    const contenders: Contender[] = [
+      { baseUrl: servers.base.url, request, cpuMs: () => cpuMsOf(servers.base.pid) },
+      { baseUrl: servers.head.url, request, cpuMs: () => cpuMsOf(servers.head.pid) },
+    ];
+    const withBare = bare && scenario.statements.length > 0;
+    if (withBare) contenders.push({ baseUrl: bare!.url, request, cpuMs: () => cpuMsOf(bare!.pid) });
+    const [b, h, m] = await loadTurns(contenders, load);
+    const cpu = (x: typeof b) => (x!.cpuMsPerRequest === undefined ? undefined : x!.cpuMsPerRequest * 1000);
+    const cells = (x: typeof b) => `${Math.round(x!.perSecond).toLocaleString('en')} | ${x!.p50Ms.toFixed(2)} | ${x!.p99Ms.toFixed(2)} | ${cpu(x) === undefined ? '-' : Math.round(cpu(x)!)}`;
+    const bareCells = !bare ? '' : withBare ? ` ${Math.round(m!.perSecond).toLocaleString('en')} | ${Math.round(cpu(m) ?? 0)} | ${cpu(h) && cpu(m) ? (cpu(h)! / cpu(m)!).toFixed(2) : '-'} |` : ' - | - | - |';
+    process.stdout.write(`| ${scenario.name} | ${cells(b)} | ${cells(h)} | ${Math.round((h!.perSecond / b!.perSecond) * 100)}% |${bareCells}\n`);
+    if (b!.errors + h!.errors + (m?.errors ?? 0) > 0) process.stdout.write(`errors: base ${b!.errors} (${b!.firstError ?? ''}), head ${h!.errors} (${h!.firstError ?? ''})${m ? `, bare ${m.errors} (${m.firstError ?? ''})` : ''}\n`);
   }
 } finally {
   for (const child of children) await child.stop().catch(() => undefined);

@@ -9,6 +9,7 @@ import type { Knex } from 'knex';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestDatabase, createTestDatabase, pgAvailable } from '../../../test/helpers/db.js';
 import { CLIENT_TIMEOUT } from '../client-timeout.js';
+import { isDatabaseUnavailable } from '../faults.js';
 import { type Database, openDatabase } from '../connect.js';
 import { cachedRows } from '../statements.js';
 
@@ -96,5 +97,26 @@ describe.runIf(pgAvailable())('the pg driver under knex', () => {
     await db('drops').insert({ n: 3 });
     expect(dropped(db)).toBe(before + 1);
     expect(await db('drops').orderBy('n').pluck('n')).toEqual([2, 3]);
+  });
+  it('fails a statement that finds no connection free in time as knex does (unavailable: a 503), and gives every connection back', async () => {
+    const small = await openDatabase({ ...database.settings, connectTimeoutMs: 300 });
+    try {
+      const pool = small.db.client.pool as { numUsed(): number; numFree(): number };
+      const held = await Promise.all(Array.from({ length: 10 }, () => small.db.client.acquireConnection()));
+      const refused = await cachedRows(small.db, 'pg-driver-test:one', [], () => 'select 1 as one').then(
+        () => undefined,
+        (error: Error) => error,
+      );
+      await Promise.all(held.map((c) => small.db.client.releaseConnection(c)));
+      expect(refused?.name).toBe('KnexTimeoutError');
+      expect(isDatabaseUnavailable(refused)).toBe(true);
+      const rows = await Promise.all(Array.from({ length: 30 }, () => cachedRows(small.db, 'pg-driver-test:one', [], () => 'select 1 as one')));
+      expect(rows.flat()).toEqual(Array.from({ length: 30 }, () => ({ one: 1 })));
+      // A statement that fails gives its connection back too.
+      await expect(cachedRows(small.db, 'pg-driver-test:bad', [], () => 'select * from no_such_table')).rejects.toMatchObject({ code: '42P01' });
+      expect(pool.numUsed()).toBe(0);
+    } finally {
+      await small.close();
+    }
   });
 });

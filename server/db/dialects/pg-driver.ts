@@ -7,7 +7,7 @@
 // - The cached statements run on a connection of knex's pool straight through `query`, as named
 //   prepared statements: knex's own way to a statement merges its options into pg's config with
 //   lodash's `assignIn` on every call, which cost a read as much CPU as the pool (bench/results/2026-11-23.md).
-import type { Knex } from 'knex';
+import knexFactory, { type Knex } from 'knex';
 import { type Answer, boundAnswer } from '../client-timeout.js';
 import type { ConnectionMarks } from '../driver.js';
 
@@ -76,28 +76,46 @@ export function boundPg(driver: unknown, limitMs: number, drops: (error: Error) 
   return Object.create(pg, { Client: { value: BoundClient, enumerable: true } });
 }
 
+/** knex's pool as its client's public `pool` holds it (a tarn Pool; knex 3.3 types/index.d.ts, `class Client`). */
+interface TarnPool {
+  acquire(): { promise: Promise<unknown> };
+  release(resource: unknown): boolean;
+}
+
 /**
  * The rows of `statement` run on a connection of knex's pool (`client` is the knex client of a
- * database opened with boundPg's driver, not of a transaction), through the public
- * `acquireConnection()` and `releaseConnection()` of knex's client (knex 3.3 types/index.d.ts,
- * `class Client`; the documentation of `.connection()` names them), bounded as every statement.
+ * database opened with boundPg's driver, not of a transaction), taken from and given back to the
+ * pool itself (its client's public `pool`, tarn's `acquire()` and `release()`), bounded as every
+ * statement. knex's `acquireConnection()` does the same in two more promises; a pool that has no
+ * connection free in time fails as there (KnexTimeoutError), which answers 503.
  */
 export function poolStatementRows(client: Knex.Client, statement: PgStatement): Promise<Record<string, unknown>[]> {
-  // Callbacks rather than awaits: the connection goes back to the pool as soon as the answer is in,
-  // and a read takes two promises fewer (each a turn of the microtask queue).
-  return client.acquireConnection().then(
-    (connection: PgClient) =>
+  const pool = client.pool as TarnPool | undefined;
+  if (!pool) return Promise.reject(new Error('Unable to acquire a connection'));
+  return pool.acquire().promise.then(
+    (connection) =>
       new Promise((resolve, reject) => {
         const done: Answer<PgResult> = (error, result) => {
-          void client.releaseConnection(connection);
+          pool.release(connection);
           if (error) reject(error);
           else resolve(result!.rows);
         };
         try {
-          connection.query(statement, undefined, done);
+          (connection as PgClient).query(statement, undefined, done);
         } catch (error) {
           done(error as Error);
         }
       }),
+    (error: unknown) => {
+      throw isPoolTimeout(error) ? Object.assign(new knexFactory.KnexTimeoutError(ACQUIRE_TIMEOUT), { cause: error }) : error;
+    },
   );
+}
+
+/** knex's own message for it (knex 3.3 lib/client.js, acquireConnection). */
+const ACQUIRE_TIMEOUT = 'Knex: Timeout acquiring a connection. The pool is probably full. Are you missing a .transacting(trx) call?';
+
+/** tarn's TimeoutError: no connection became free within the pool's acquireTimeoutMillis. */
+function isPoolTimeout(error: unknown): boolean {
+  return error instanceof Error && error.constructor.name === 'TimeoutError';
 }
