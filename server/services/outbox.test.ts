@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../config.js';
-import { MAX_BATCH, batchSize, retryIn, withJitter } from './outbox.js';
+import type { AttemptRecord } from '../db/webhooks.js';
+import { type Held, MAX_BATCH, addFinished, batchSize, noneFinished, recordWhen, retryIn, withJitter } from './outbox.js';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -51,3 +52,34 @@ describe('the size of a batch of deliveries claimed at once', () => {
   });
 });
 
+
+describe('when finished attempts are recorded', () => {
+  const finishedOf = (webhookId: string, status = 200, n = 1): AttemptRecord[] =>
+    Array.from({ length: n }, (_, i) => ({ claim: { id: `${webhookId}-${i}`, webhookId, leaseToken: 't' }, result: { status, durationMs: 1 }, retryInMs: undefined }));
+  const held = (entries: Record<string, { queued: number; sending: number }>) =>
+    new Map(Object.entries(entries).map(([id, { queued, sending }]) => [id, { queue: Array.from({ length: queued }), sending } as unknown as Held]));
+
+  it('waits while every webhook of them still has attempts to make, and records at once when one is done, gone or enough are waiting', () => {
+    const finished = noneFinished();
+    for (const r of finishedOf('a', 200, 3)) addFinished(finished, r);
+    for (const r of finishedOf('b')) addFinished(finished, r);
+    const busy = { a: { queued: 5, sending: 1 }, b: { queued: 0, sending: 1 } };
+    expect(recordWhen(finished, held(busy), false)).toBe('later');
+    expect(recordWhen(finished, held(busy), true)).toBe('now');
+    // b's batch is done (nothing queued or in flight), or b is no longer held.
+    expect(recordWhen(finished, held({ ...busy, b: { queued: 0, sending: 0 } }), false)).toBe('now');
+    expect(recordWhen(finished, held({ a: busy.a }), false)).toBe('now');
+    // Whichever order they finished in.
+    const doneFirst = noneFinished();
+    for (const r of [...finishedOf('b'), ...finishedOf('a')]) addFinished(doneFirst, r);
+    expect(recordWhen(doneFirst, held({ ...busy, b: { queued: 0, sending: 0 } }), false)).toBe('now');
+    const gone = noneFinished();
+    for (const r of [...finishedOf('a'), ...finishedOf('a', 410)]) addFinished(gone, r);
+    expect(recordWhen(gone, held(busy), false)).toBe('now');
+    const full = noneFinished();
+    for (const r of finishedOf('a', 200, MAX_BATCH - 1)) addFinished(full, r);
+    expect(recordWhen(full, held(busy), false)).toBe('later');
+    addFinished(full, finishedOf('a')[0]!);
+    expect(recordWhen(full, held(busy), false)).toBe('now');
+  });
+});

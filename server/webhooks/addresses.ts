@@ -82,6 +82,9 @@ export interface AddressRules {
   lookup: net.LookupFunction;
 }
 
+/** Addresses whose verdict addressRules keeps. */
+const JUDGED_KEPT = 1_024;
+
 export function addressRules(allowNetworks: string[], rulesFor: RulesFor = WEBHOOK_ADDRESSES): AddressRules {
   const allowed = blockList(allowNetworks);
   const refused = REFUSED.map(([address, prefix, family, reason]) => {
@@ -89,12 +92,22 @@ export function addressRules(allowNetworks: string[], rulesFor: RulesFor = WEBHO
     list.addSubnet(address, prefix, family);
     return { list, reason };
   });
-  const refusal = (address: string): string | undefined => {
+  const judge = (address: string): string | undefined => {
     const ip = plain(address);
     const family = net.isIPv6(ip) ? 'ipv6' : 'ipv4';
     if (allowed.check(ip, family)) return undefined;
     const hit = refused.find(({ list }) => list.check(ip, family));
     return hit && `${ip} is a ${hit.reason} address, which ${rulesFor.refused} unless ${rulesFor.setting} names its network`;
+  };
+  // The rules never change, and a sender asks about the same few addresses at every delivery: each
+  // answer is kept (up to JUDGED_KEPT addresses), as a BlockList check makes a SocketAddress per list.
+  const judged = new Map<string, string | undefined>();
+  const refusal = (address: string): string | undefined => {
+    if (judged.has(address)) return judged.get(address);
+    const verdict = judge(address);
+    if (judged.size >= JUDGED_KEPT) judged.clear();
+    judged.set(address, verdict);
+    return verdict;
   };
   const lookup: net.LookupFunction = (hostname, options, callback) => {
     dns.lookup(hostname, { ...options, all: true }, (error, addresses) => {
