@@ -5,7 +5,6 @@
 import cluster from 'node:cluster';
 import type { Knex } from 'knex';
 import type { ReadRouting } from './db/replica.js';
-import { READ_TARGETS, type ReadTarget } from './http/reads.js';
 import { AggregatorRegistry, Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 export interface Metrics {
@@ -25,6 +24,10 @@ interface Pool {
   numPendingAcquires(): number;
   max: number;
 }
+
+/** Where a read of the read endpoints was answered from (server/http/reads.ts); each is counted from 0. */
+export const READ_TARGETS = ['primary', 'replica', 'fallback'] as const;
+export type ReadTarget = (typeof READ_TARGETS)[number];
 
 export const LOGIN_RESULTS = ['success', 'failure', 'rate_limited', 'invalid', 'error'] as const;
 

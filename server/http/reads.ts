@@ -6,16 +6,13 @@ import { AppError } from '../../common/errors.js';
 import { KINDS } from '../db/dialects/kinds.js';
 import { isDatabaseUnavailable } from '../db/faults.js';
 import { currentPosition, parsePosition } from '../db/replica.js';
+import type { ReadTarget } from '../metrics.js';
 import type { Services } from '../services/context.js';
 import type { Answer, Endpoint, EndpointRequest } from './endpoint.js';
 
 /** The header of a write's answer, and of a read that must see that write. */
 export const POSITION_HEADER = 'X-Repoadmin-Position';
 const POSITION_HEADER_LOWER = POSITION_HEADER.toLowerCase();
-
-/** Where a read was answered from; each is counted (server/metrics.ts), from 0. */
-export const READ_TARGETS = ['primary', 'replica', 'fallback'] as const;
-export type ReadTarget = (typeof READ_TARGETS)[number];
 
 /** Runs an endpoint's handler with the services of the database chosen for the request. */
 export type HandlerRun = (request: EndpointRequest<unknown, unknown, unknown>) => Promise<Answer> | Answer;
