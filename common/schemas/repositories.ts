@@ -164,7 +164,7 @@ export type SearchFilters = Omit<SearchRequest, 'artifact'>;
 /**
  * Every field named, in one order, so that every search's filters have the same layout: built by
  * spreading the request's own fields instead, each set of fields a client sent made an object of
- * another layout, and reading them one by one in server/db/versions.ts took a tenth of a search's CPU.
+ * another layout, and reading them one by one in server/db/versions.ts took some 12 µs of a search.
  */
 export function searchFilters(request: SearchRequest): SearchFilters {
   const artifact = request.artifact;
