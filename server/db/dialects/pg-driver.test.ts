@@ -99,15 +99,18 @@ describe.runIf(pgAvailable())('the pg driver under knex', () => {
     expect(await db('drops').orderBy('n').pluck('n')).toEqual([2, 3]);
   });
   it('fails a statement that finds no connection free in time as knex does (unavailable: a 503), and gives every connection back', async () => {
-    const small = await openDatabase({ ...database.settings, connectTimeoutMs: 300 });
+    // 2 s to open each connection and to wait for a free one: enough on busy cores, and short for the test.
+    const small = await openDatabase({ ...database.settings, connectTimeoutMs: 2_000 });
+    const held: unknown[] = [];
+    const release = () => Promise.all(held.splice(0).map((c) => small.db.client.releaseConnection(c)));
     try {
-      const pool = small.db.client.pool as { numUsed(): number; numFree(): number };
-      const held = await Promise.all(Array.from({ length: 10 }, () => small.db.client.acquireConnection()));
+      const pool = small.db.client.pool as { numUsed(): number };
+      for (let i = 0; i < 10; i++) held.push(await small.db.client.acquireConnection());
       const refused = await cachedRows(small.db, 'pg-driver-test:one', [], () => 'select 1 as one').then(
         () => undefined,
         (error: Error) => error,
       );
-      await Promise.all(held.map((c) => small.db.client.releaseConnection(c)));
+      await release();
       expect(refused?.name).toBe('KnexTimeoutError');
       expect(isDatabaseUnavailable(refused)).toBe(true);
       const rows = await Promise.all(Array.from({ length: 30 }, () => cachedRows(small.db, 'pg-driver-test:one', [], () => 'select 1 as one')));
@@ -116,6 +119,8 @@ describe.runIf(pgAvailable())('the pg driver under knex', () => {
       await expect(cachedRows(small.db, 'pg-driver-test:bad', [], () => 'select * from no_such_table')).rejects.toMatchObject({ code: '42P01' });
       expect(pool.numUsed()).toBe(0);
     } finally {
+      // Held connections would keep close() waiting for them.
+      await release();
       await small.close();
     }
   });
