@@ -376,58 +376,64 @@ describe.skipIf(skip)(skip ? `package page (skipped: ${browserState.reason})` : 
     }
   });
 
-  it('paints nothing before the table is read, so the rest of the document moves nothing', async () => {
+  describe('paints nothing before the table is read, so the rest of the document moves nothing', () => {
     // A browser may paint while the document is still being read (its parser yields after any tag
     // once the stylesheet is in), and again with the rest: the right-hand parts of the header and
     // of the toolbar would then move when the parts after them arrive. The document is served up to
-    // a tag, held until the browser has painted (or 2 s have passed), then the rest.
+    // a tag, held until the browser has painted (or 2 s have passed), then the rest. Each cut at
+    // each width is a visit of its own, with a visit's time.
     const cuts = ['>API</a>', '>Branch</label>', '<span class="narrow" aria-hidden="true">Rows</span>'];
-    const whole = await (await fetch(`${server.url}/public/index.html`)).text();
+    let whole = '';
     let cut = '';
     let release = () => {};
-    const held = http.createServer((request, response) => {
-      if (request.url?.startsWith('/public/index.html')) {
-        const at = whole.indexOf(cut) + cut.length;
-        response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-        response.write(whole.slice(0, at));
-        new Promise<void>((resolve) => (release = resolve)).then(() => response.end(whole.slice(at)), () => undefined);
-        return;
-      }
-      // Everything else (styles, script, the API) from the server itself.
-      const target = new URL(request.url ?? '/', server.url);
-      const forwarded = http.request(target, { method: request.method, headers: { ...request.headers, host: target.host } }, (answer) => {
-        response.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(response);
-      });
-      request.pipe(forwarded);
-    });
-    await new Promise<void>((resolve) => held.listen(0, '127.0.0.1', resolve));
-    const origin = `http://127.0.0.1:${(held.address() as AddressInfo).port}`;
-    try {
-      for (const [name, options] of [
-        ['desktop', DESKTOP],
-        ['phone', PHONE],
-      ] as const) {
-        for (cut of cuts) {
-          expect(whole.indexOf(cut), cut).toBeGreaterThan(0);
-          const watched = await openPage(browser, options);
-          opened.push({ watched, origin });
-          const { page } = watched;
-          await page.goto(`${origin}/public/index.html`, { waitUntil: 'commit' });
-          const painted = await page
-            .waitForFunction(() => performance.getEntriesByType('paint').length > 0, undefined, { polling: 50, timeout: 2000 })
-            .then(() => true, () => false);
-          release();
-          await page.waitForSelector('#versions[aria-busy="false"]', { state: 'attached' });
-          await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
-          expect({ cut, painted, shifts: await page.evaluate(() => window.__shifts) }, name).toEqual({ cut, painted: false, shifts: [] });
+    let held: http.Server;
+    let origin = '';
+
+    beforeAll(async () => {
+      whole = await (await fetch(`${server.url}/public/index.html`)).text();
+      held = http.createServer((request, response) => {
+        if (request.url?.startsWith('/public/index.html')) {
+          const at = whole.indexOf(cut) + cut.length;
+          response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+          response.write(whole.slice(0, at));
+          new Promise<void>((resolve) => (release = resolve)).then(() => response.end(whole.slice(at)), () => undefined);
+          return;
         }
-      }
-    } finally {
-      release();
+        // Everything else (styles, script, the API) from the server itself.
+        const target = new URL(request.url ?? '/', server.url);
+        const forwarded = http.request(target, { method: request.method, headers: { ...request.headers, host: target.host } }, (answer) => {
+          response.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(response);
+        });
+        request.pipe(forwarded);
+      });
+      await new Promise<void>((resolve) => held.listen(0, '127.0.0.1', resolve));
+      origin = `http://127.0.0.1:${(held.address() as AddressInfo).port}`;
+    });
+
+    afterEach(() => release());
+
+    afterAll(async () => {
+      if (!held) return;
       held.closeAllConnections();
       await new Promise((resolve) => held.close(resolve));
-    }
+    });
+
+    it.each((['desktop', 'phone'] as const).flatMap((name) => cuts.map((at) => [name, at] as const)))('at %s width, held after %s', async (name, at) => {
+      cut = at;
+      expect(whole.indexOf(cut), cut).toBeGreaterThan(0);
+      const watched = await openPage(browser, name === 'desktop' ? DESKTOP : PHONE);
+      opened.push({ watched, origin });
+      const { page } = watched;
+      await page.goto(`${origin}/public/index.html`, { waitUntil: 'commit' });
+      const painted = await page
+        .waitForFunction(() => performance.getEntriesByType('paint').length > 0, undefined, { polling: 50, timeout: 2000 })
+        .then(() => true, () => false);
+      release();
+      await page.waitForSelector('#versions[aria-busy="false"]', { state: 'attached' });
+      await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+      expect({ cut, painted, shifts: await page.evaluate(() => window.__shifts) }).toEqual({ cut, painted: false, shifts: [] });
+    });
   });
 
   it('can be used with the keyboard alone', async () => {
