@@ -19,7 +19,7 @@ function locker(dir: string, holdMs = 60_000): { child: ChildProcess; answer: Pr
   };
 }
 
-describe('lockDataDir', { timeout: 60_000 }, () => {
+describe('lockDataDir', () => {
   it('refuses a folder another live process holds, naming its pid and host', async () => {
     const dir = tempDir();
     const holder = locker(dir);

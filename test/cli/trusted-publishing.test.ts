@@ -53,7 +53,7 @@ afterAll(async () => {
 });
 
 describe('repoadmin in a GitHub Actions step', () => {
-  it('publishes with no stored secret: the ID token of the server\'s audience is exchanged, and the record carries its provenance', { timeout: 120_000 }, async () => {
+  it('publishes with no stored secret: the ID token of the server\'s audience is exchanged, and the record carries its provenance', async () => {
     const home = await freshHome();
     actions.job = {};
     const published = await run(['publish', '--group', 'com.acme', '--artifact', 'shop', '--version', '1.4.0', '--latest', '--verbose'], { home, env: actionsStep() });
@@ -96,7 +96,7 @@ describe('repoadmin in a GitHub Actions step', () => {
     expect(table.stdout).toContain(`https://github.com/${DEFAULT_JOB.repository}/actions/runs/${DEFAULT_JOB.runId}`);
   });
 
-  it("a refused exchange exits 4 with the server's message naming the claim that differed, and publishes nothing", { timeout: 120_000 }, async () => {
+  it("a refused exchange exits 4 with the server's message naming the claim that differed, and publishes nothing", async () => {
     const home = await freshHome();
     actions.job = { repository: 'mallory/shop' };
     try {
@@ -115,7 +115,7 @@ describe('repoadmin in a GitHub Actions step', () => {
     }
   });
 
-  it('a feature branch\'s step gets no token for a publisher of main (exit 4)', { timeout: 120_000 }, async () => {
+  it('a feature branch\'s step gets no token for a publisher of main (exit 4)', async () => {
     const home = await freshHome();
     actions.job = { ref: 'refs/heads/feature/x' };
     try {
@@ -131,7 +131,7 @@ describe('repoadmin in a GitHub Actions step', () => {
     }
   });
 
-  it('with REPOADMIN_ID_TOKEN (GitLab, Jenkins, any CI) the token is exchanged as given; whoami shows the publisher, not a user', { timeout: 120_000 }, async () => {
+  it('with REPOADMIN_ID_TOKEN (GitLab, Jenkins, any CI) the token is exchanged as given; whoami shows the publisher, not a user', async () => {
     const home = await freshHome();
     const idToken = await actions.sign('registry.test');
     const who = await run(['whoami', '--json'], { home, env: { REPOADMIN_URL: server.url, REPOADMIN_ID_TOKEN: idToken } });
@@ -162,7 +162,7 @@ describe('repoadmin with REPOADMIN_ID_TOKEN in GitLab CI and Jenkins', () => {
     await Promise.all([gitlab?.close(), jenkins?.close()]);
   });
 
-  it("GitLab's id_tokens variable: publishes with the pipeline as provenance", { timeout: 120_000 }, async () => {
+  it("GitLab's id_tokens variable: publishes with the pipeline as provenance", async () => {
     const idToken = await gitlab.sign(gitlabClaims(gitlab.issuer, { aud: 'registry.test' }));
     const env = { REPOADMIN_URL: server.url, CI: 'true', REPOADMIN_ID_TOKEN: idToken, CI_COMMIT_REF_NAME: 'main', CI_PROJECT_URL: `${gitlab.issuer}/my-group/my-project` };
     const published = await run(['publish', '--group', 'com.acme', '--artifact', 'ops-gitlab', '--version', '3.0.0', '--latest'], { home: await freshHome(), env });
@@ -172,7 +172,7 @@ describe('repoadmin with REPOADMIN_ID_TOKEN in GitLab CI and Jenkins', () => {
     expect(record.body.provenance).toMatchObject({ repository: 'my-group/my-project', repositoryId: '20', runId: '574', runUrl: `${gitlab.issuer}/my-group/my-project/-/pipelines/574` });
   });
 
-  it("Jenkins' credentials binding: publishes with the build as provenance; another job is refused (exit 4)", { timeout: 120_000 }, async () => {
+  it("Jenkins' credentials binding: publishes with the build as provenance; another job is refused (exit 4)", async () => {
     const env = (claims: Record<string, unknown>) =>
       jenkins.sign(jenkinsClaims(jenkins.issuer, { aud: 'registry.test', build_number: 77, ...claims })).then((idToken) => ({
         REPOADMIN_URL: server.url,
@@ -195,7 +195,7 @@ describe('repoadmin with REPOADMIN_ID_TOKEN in GitLab CI and Jenkins', () => {
 });
 
 describe('repoadmin trust', () => {
-  it('lists the publishers and removes one, which stops its exchanges', { timeout: 120_000 }, async () => {
+  it('lists the publishers and removes one, which stops its exchanges', async () => {
     const listed = await run(['trust', 'list', '--project', 'shop'], { home: adminHome });
     expect(listed.code).toBe(0);
     expect(listed.stdout).toContain(`${publisherId}\tshop\tgithub\t${actions.issuer}\trepository=${DEFAULT_JOB.repository} repository_owner_id=${DEFAULT_JOB.ownerId}\tmain\t`);

@@ -42,7 +42,7 @@ const both = { pipelineJobs: [pipelineJob('build', { view: 'Builds' }), pipeline
 const one = { pipelineJobs: [pipelineJob('build', { view: 'Builds' })] };
 
 describe('deletes and answers that are not what they seem', () => {
-  it('waits for a delete that takes 15 s (a running build), longer than the request timeout, and says so', { timeout: 60_000 }, async () => {
+  it('waits for a delete that takes 15 s (a running build), longer than the request timeout, and says so', async () => {
     expect((await run('apply', both)).code).toBe(0);
     jenkins.startRunningBuild('drop', STOP_BUILDS_WAIT_MS);
     const apply = await run('apply', one, ['--yes'], { REPOADMIN_TIMEOUT: '5' });
@@ -70,7 +70,7 @@ describe('deletes and answers that are not what they seem', () => {
 
   // The seed job was aborted while Jenkins stopped the builds of a replaced job: the delete goes
   // on in Jenkins, which refuses a second one (400 "... is currently being deleted") until done.
-  it('completes the plan on a rerun started while Jenkins still finishes the delete of an apply cut short', { timeout: 60_000 }, async () => {
+  it('completes the plan on a rerun started while Jenkins still finishes the delete of an apply cut short', async () => {
     expect((await run('apply', both)).code).toBe(0);
     const multibranch = { pipelineJobs: [pipelineJob('build', { view: 'Builds' })], multiBranchJobs: [pipelineJob('drop', { view: 'Builds' })] };
     jenkins.startRunningBuild('drop', 5_000);

@@ -143,7 +143,7 @@ describe.skipIf(skip)(skip ? `package page (skipped: ${browserState.reason})` : 
   });
 
   // Twelve searches of about a hundred browser round trips each: minutes on busy cores, not a measure of speed.
-  it('narrows the rows with each filter, and says when nothing matches', { timeout: 120_000 }, async () => {
+  it('narrows the rows with each filter, and says when nothing matches', async () => {
     const { page } = await visit('?latestVersion=false&size=100');
     const cases: { filters: Partial<Record<(typeof FILTER_INPUTS)[number], string>>; latestOnly: boolean }[] = [
       { filters: { projectName: 'borealis' }, latestOnly: false },
@@ -583,7 +583,7 @@ describe.skipIf(skip)(skip ? `package page (skipped: ${browserState.reason})` : 
     }
   });
   // 10,000 rows written and a browser driven through them: minutes on busy cores, not a measure of speed.
-  it('pages through 10,000 records one page of at most 100 at a time', { timeout: 180_000 }, async () => {
+  it('pages through 10,000 records one page of at most 100 at a time', async () => {
     const big = await startTestServer();
     try {
       // Bulk rows straight into the database, with the server's own row mapping.

@@ -87,7 +87,7 @@ describe.skipIf(skip)('the verified mark on the package page', () => {
     return watched.page;
   }
 
-  it('marks the verified record with a link to its run, naming repository, ref and commit; the other record has no mark', { timeout: 120_000 }, async () => {
+  it('marks the verified record with a link to its run, naming repository, ref and commit; the other record has no mark', async () => {
     const page = await visit('?groupId=com.acme&latestVersion=false');
     const mark = page.locator(`tr.record[data-uid="${verifiedUid}"] .badge.verified`);
     expect(await mark.count()).toBe(1);

@@ -25,7 +25,7 @@ function total(text: string, name: string): number {
 }
 
 describe.skipIf(!pgAvailable())('--workers on PostgreSQL', () => {
-  it('replaces workers killed together and a replacement killed before it listens; SIGTERM stops it with exit 0', { timeout: 120_000 }, async () => {
+  it('replaces workers killed together and a replacement killed before it listens; SIGTERM stops it with exit 0', async () => {
     const database = await createTestDatabase('postgres');
     // A port given, not 0: with port 0, the port of workers that all died changes with their replacements.
     const server = await startServerProcess(['--port', String(await freePort()), '--workers', '3'], cleanEnv({ ...ENV, ...databaseEnv(database.settings) }), 60_000);
@@ -52,7 +52,7 @@ describe.skipIf(!pgAvailable())('--workers on PostgreSQL', () => {
     }
   });
 
-  it('/metrics is the sum over the workers: after K requests every scrape shows at least K and never less', { timeout: 90_000 }, async () => {
+  it('/metrics is the sum over the workers: after K requests every scrape shows at least K and never less', async () => {
     const database = await createTestDatabase('postgres');
     const server = await startServerProcess(['--workers', '2'], cleanEnv({ ...ENV, ...databaseEnv(database.settings) }), 60_000);
     try {
@@ -83,7 +83,7 @@ describe.skipIf(!pgAvailable())('--workers on PostgreSQL', () => {
     }
   });
 
-  it('gives up with a non-zero exit when no worker can ever serve', { timeout: 90_000 }, async () => {
+  it('gives up with a non-zero exit when no worker can ever serve', async () => {
     const database = await createTestDatabase('postgres');
     // The port is taken, so every worker fails to listen; the primary prepares the database first.
     const blocker = net.createServer();

@@ -102,7 +102,7 @@ describe('the embedded database folder', { timeout: FIRST_START_TESTS_MS }, () =
 
 describe('a first start without a first password', () => {
   // A first start of the embedded database: seconds of CPU, minutes on busy cores; not a measure of speed.
-  it('stops, naming REPO_MAN_ADMIN_PASSWORD, when REPO_MAN_REQUIRE_ADMIN_PASSWORD is true (as in the image)', { timeout: 150_000 }, async () => {
+  it('stops, naming REPO_MAN_ADMIN_PASSWORD, when REPO_MAN_REQUIRE_ADMIN_PASSWORD is true (as in the image)', async () => {
     const config = { ...loadConfig([], { REPO_MAN_REQUIRE_ADMIN_PASSWORD: 'true', REPO_MAN_DATA_DIR: 'memory://' }), bcryptCost: 4 };
     const database = await openDatabase(config.db);
     try {

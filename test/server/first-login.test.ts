@@ -74,7 +74,7 @@ describe('isLoopback', () => {
   });
 });
 
-describe.skipIf(namespaceSkip('first login from another address', unavailable))('the documented first password over the network', { timeout: 120_000, concurrent: true }, () => {
+describe.skipIf(namespaceSkip('first login from another address', unavailable))('the documented first password over the network', { concurrent: true }, () => {
   it('is refused with 403 naming REPO_MAN_ADMIN_PASSWORD from another address, and accepted from loopback', async () => {
     const [other, loopback, otherAgain] = await loginsInNamespace([], 'password', [OTHER, '127.0.0.1', OTHER]);
     expect(other).toMatchObject({ from: OTHER, status: 403 });

@@ -69,7 +69,7 @@ describe.each(dbKinds())('claiming deliveries on %s', (kind) => {
     await opened.db('webhooks').whereIn('id', ids).update({ active: false });
   });
 
-  it('several senders claiming at once: never more than 2 in flight per webhook, never a delivery two hold, every delivery sent once', { timeout: 120_000 }, async () => {
+  it('several senders claiming at once: never more than 2 in flight per webhook, never a delivery two hold, every delivery sent once', async () => {
     const backlog = await webhooksWith(10, 12);
     const mine = [...backlog.keys()];
     const total = [...backlog.values()].reduce((n, ids) => n + ids.length, 0);

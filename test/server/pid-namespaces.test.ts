@@ -39,7 +39,7 @@ function serverPid(unshare: ChildProcess): number {
   return Number(children.split(' ')[0]);
 }
 
-describe.skipIf(namespaceSkip('servers in two pid namespaces', unavailable))('one embedded folder, two pid namespaces', { timeout: 180_000 }, () => {
+describe.skipIf(namespaceSkip('servers in two pid namespaces', unavailable))('one embedded folder, two pid namespaces', () => {
   it('refuses the second server with a clear message, and after a kill -9 of the first a restart opens it at once', async () => {
     const dataDir = embeddedDataDir();
     const first = serverInNamespace(dataDir);

@@ -78,7 +78,7 @@ describe.skipIf(skip)('a server with a read replica', () => {
     await pair?.stop();
   });
 
-  it('answers a write with its position and reads lookups, searches and records from the replica', { timeout: 60_000 }, async () => {
+  it('answers a write with its position and reads lookups, searches and records from the replica', async () => {
     const published = await call(server.url, 'POST', '/v1/repositories', { token, body: record('1.0.0') });
     expect(published.status).toBe(201);
     expect(published.headers.get('x-repoadmin-position')).toMatch(POSITION);
@@ -100,7 +100,7 @@ describe.skipIf(skip)('a server with a read replica', () => {
     expect(bad.body._message.message).toContain('X-Repoadmin-Position');
   });
 
-  it('waits for the replica to replay a position, and reads from the primary when it has not within 500 ms', { timeout: 60_000 }, async () => {
+  it('waits for the replica to replay a position, and reads from the primary when it has not within 500 ms', async () => {
     await replicaInUse(server.url, MAX_LAG_MS / 1000);
     await pair.onReplica('select pg_wal_replay_pause()');
     const published = await call(server.url, 'POST', '/v1/repositories', { token, body: record('2.0.0') });
@@ -128,7 +128,7 @@ describe.skipIf(skip)('a server with a read replica', () => {
     expect(await reads(server.url, 'replica')).toBe(replicaBefore + 1);
   });
 
-  it('reads from the primary while the replica is further behind than allowed, and from the replica again once it caught up', { timeout: 60_000 }, async () => {
+  it('reads from the primary while the replica is further behind than allowed, and from the replica again once it caught up', async () => {
     await replicaInUse(server.url, MAX_LAG_MS / 1000);
     await pair.onReplica('select pg_wal_replay_pause()');
     let version = 0;
@@ -151,7 +151,7 @@ describe.skipIf(skip)('a server with a read replica', () => {
     expect(await reads(server.url, 'replica')).toBe(replicaBefore + 1);
   });
 
-  it('reads from the primary when the replica is gone, and stays ready', { timeout: 60_000 }, async () => {
+  it('reads from the primary when the replica is gone, and stays ready', async () => {
     await replicaInUse(server.url, MAX_LAG_MS / 1000);
     await pair.stopReplica();
     // The first reads may meet the replica's dead connections before its next check: they go to the primary.
@@ -166,7 +166,7 @@ describe.skipIf(skip)('a server with a read replica', () => {
 });
 
 describe.skipIf(skip)('a server whose database address comes to reach a replica', () => {
-  it('answers 503 with Retry-After, drops those connections, and writes again once the address reaches the primary', { timeout: 120_000 }, async () => {
+  it('answers 503 with Retry-After, drops those connections, and writes again once the address reaches the primary', async () => {
     const pair = await startStreamingPair();
     const proxy = await startTcpProxy({ host: '127.0.0.1', port: pair.primaryPort });
     const primary = { host: '127.0.0.1', port: pair.primaryPort };
@@ -233,7 +233,7 @@ async function startRoundRobin(ports: number[]): Promise<{ port: number; close()
 }
 
 describe.skipIf(skip)('a server whose read address reaches servers at different positions', () => {
-  it('reads after a write only on a connection that has replayed it, whichever server that connection reaches', { timeout: 120_000 }, async () => {
+  it('reads after a write only on a connection that has replayed it, whichever server that connection reaches', async () => {
     const pair = await startStreamingPair();
     // Every other connection of the read pool reaches the primary (always at the newest position),
     // the others the replica, whose replay is paused: a position seen on one connection says nothing of another.

@@ -16,7 +16,7 @@ describe.each(kinds.length > 0 ? kinds : (['postgres'] as const))('the scheduler
     it.skip('needs REPOADMIN_TEST_PG_URL or REPOADMIN_TEST_MYSQL_URL', () => {});
     return;
   }
-  it('two instances run a due task once per period', { timeout: 60_000 }, async () => {
+  it('two instances run a due task once per period', async () => {
     const database = await createTestDatabase(kind);
     const a = await startTestServer({ kind, database, schedule: SCHEDULE });
     const b = await startTestServer({ kind, database, schedule: SCHEDULE });
@@ -46,7 +46,7 @@ describe.each(kinds.length > 0 ? kinds : (['postgres'] as const))('the scheduler
     }
   });
 
-  it('another instance takes a task over when the one running it dies', { timeout: 60_000 }, async () => {
+  it('another instance takes a task over when the one running it dies', async () => {
     const database = await createTestDatabase(kind);
     const a = await startTestServer({ kind, database, schedule: SCHEDULE });
     const b = await startTestServer({ kind, database, schedule: SCHEDULE });

@@ -4,7 +4,7 @@ import { createTestDatabase, pgAvailable } from '../helpers/db.js';
 import { cleanEnv, startServerProcess } from '../helpers/process.js';
 import { skipping } from '../helpers/skip.js';
 
-describe.skipIf(skipping('--workers messages', pgAvailable() ? undefined : 'REPOADMIN_TEST_PG_URL is not set'))('--workers 2', { timeout: 90_000 }, () => {
+describe.skipIf(skipping('--workers messages', pgAvailable() ? undefined : 'REPOADMIN_TEST_PG_URL is not set'))('--workers 2', () => {
   it('says once, not once per process, that it is stopping and that it stopped', async () => {
     const database = await createTestDatabase('postgres');
     try {

@@ -9,7 +9,7 @@ import * as immutableVersions from '../../server/db/migrations/20261127000000_im
 import { createTestDatabase, dbKinds } from '../helpers/db.js';
 
 describe.each(dbKinds())('the trash migration on %s', (kind) => {
-  it('runs again over a part-done or a finished run of itself', { timeout: 120_000 }, async () => {
+  it('runs again over a part-done or a finished run of itself', async () => {
     const database = await createTestDatabase(kind);
     const opened = await openDatabase(database.settings);
     try {
@@ -31,7 +31,7 @@ describe.each(dbKinds())('the trash migration on %s', (kind) => {
 });
 
 describe.each(dbKinds())('the immutable versions migration on %s', (kind) => {
-  it('keeps the content of the records in the trash, the earliest published of each coordinates, and runs again safely', { timeout: 120_000 }, async () => {
+  it('keeps the content of the records in the trash, the earliest published of each coordinates, and runs again safely', async () => {
     const database = await createTestDatabase(kind);
     const opened = await openDatabase(database.settings);
     try {
