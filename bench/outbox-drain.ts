@@ -1,21 +1,20 @@
 // The webhook sender alone (server/services/outbox.ts): N deliveries queued for one webhook, all due at
-// once, drained by one server process to a receiver in its own process (bench/receiver.ts). Prints the
-// deliveries a second and the CPU each delivery took in the server process, in the database (PostgreSQL's
-// processes for this database) and in the receiver; after each round, the floor: as many POSTs of the
-// same body, signed alike, from a bare `node:http` keep-alive agent in the same process at the
-// concurrency the receiver saw from the sender, and the sender's CPU per delivery over the floor's.
+// once, drained by the built server (`bin/repoadmin server`, as it ships, in its own process) to a
+// receiver in its own process (bench/receiver.ts). Prints the deliveries a second and the CPU each
+// delivery took in the server process, in the database (PostgreSQL's processes for this database) and
+// in the receiver; after each round, the floor: as many POSTs of the same body, signed alike, from a
+// bare `node:http` keep-alive agent in this process, as many at a time as the sender has in flight for
+// one webhook (PER_WEBHOOK), and the sender's CPU per delivery over the floor's.
 // Run by `npm run bench` (its webhook sender section, with --json), or alone while changing the sender:
 //   node --import tsx bench/outbox-drain.ts [--kind postgres|mysql] [--deliveries N] [--rounds R] [--json FILE]
 import { randomBytes, randomUUID } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { parseArgs } from 'node:util';
 import knexFactory, { type Knex } from 'knex';
-import { loadConfig } from '../server/config.js';
-import { createLogger } from '../server/log.js';
-import { startServer } from '../server/start.js';
+import { PER_WEBHOOK } from '../server/services/outbox.js';
 import { signatureHeader } from '../server/webhooks/signature.js';
-import { startReceiver } from './processes.js';
+import { cpuMsOf, startReceiver, startServer } from './processes.js';
 
 const { values } = parseArgs({
   options: {
@@ -40,20 +39,14 @@ export interface DrainRound {
   senderUs: number;
   databaseUs?: number;
   receiverUs: number;
-  /** The most requests the receiver had open at once from the sender: the floor's concurrency. */
+  /**
+   * The floor's POSTs at a time: the sender's attempts in flight for one webhook (PER_WEBHOOK). The
+   * receiver cannot tell: it answers each request within the read that brought it, so it never has
+   * two open, whatever the sender has in flight.
+   */
   concurrency: number;
   bareUs: number;
   barePerSecond: number;
-}
-
-const TICKS = 100; // clock ticks a second in /proc/PID/stat
-function cpuMsOfPid(pid: number): number {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS;
-  } catch {
-    return 0;
-  }
 }
 
 const name = `repoadmin_drain_${randomBytes(5).toString('hex')}`;
@@ -72,17 +65,17 @@ const env = {
   REPO_MAN_WEBHOOK_ALLOW_NETWORKS: '127.0.0.0/8',
   REPO_MAN_LOG_LEVEL: 'warn',
 };
-const config = { ...loadConfig([], env), port: 0 };
 const receiver = await startReceiver();
-const server = await startServer(config, { log: createLogger('warn'), host: '127.0.0.1' });
-const db = server.db;
+// The built server, which migrates the new database before it listens; this process only fills and watches it.
+const server = await startServer({ env });
+const db: Knex = knexFactory({ client: kind === 'mysql' ? 'mysql2' : 'pg', connection: Object.assign(new URL(adminUrl), { pathname: `/${name}` }).href, pool: { min: 0, max: 2 } });
 /** The database's own processes serving this database (PostgreSQL only). */
 async function backendPids(): Promise<number[]> {
   if (kind !== 'postgres') return [];
   const { rows } = await admin.raw('select pid from pg_stat_activity where datname = ?', [name]);
   return (rows as { pid: number }[]).map((r) => r.pid);
 }
-const dbCpu = async (pids: number[]) => pids.reduce((sum, pid) => sum + cpuMsOfPid(pid), 0);
+const dbCpu = async (pids: number[]) => pids.reduce((sum, pid) => sum + cpuMsOf(pid), 0);
 
 /**
  * The floor: `n` POSTs of `body` to `url`, each with the headers the sender sends (its signature
@@ -142,7 +135,7 @@ try {
     for (let i = 0; i < rows.length; i += 500) await db('deliveries').insert(rows.slice(i, i + 500));
     await new Promise((r) => setTimeout(r, 500));
     const pids = await backendPids();
-    const before = { cpu: process.cpuUsage(), db: await dbCpu(pids), receiver: cpuMsOfPid(receiver.pid), at: performance.now() };
+    const before = { server: cpuMsOf(server.pid), db: await dbCpu(pids), receiver: cpuMsOf(receiver.pid), at: performance.now() };
     await db('deliveries').where({ status: 'pending' }).update({ next_attempt_at: db.fn.now(3) });
     for (;;) {
       const [{ n }] = (await db('deliveries').count({ n: '*' }).where({ status: 'pending' })) as [{ n: number | string }];
@@ -150,16 +143,16 @@ try {
       await new Promise((r) => setTimeout(r, 100));
     }
     const seconds = (performance.now() - before.at) / 1000;
-    const used = process.cpuUsage(before.cpu);
+    const serverMs = cpuMsOf(server.pid) - before.server;
     const dbMs = (await dbCpu(pids)) - before.db;
-    const receiverMs = cpuMsOfPid(receiver.pid) - before.receiver;
+    const receiverMs = cpuMsOf(receiver.pid) - before.receiver;
     const [{ n: delivered }] = (await db('deliveries').count({ n: '*' }).where({ status: 'delivered' })) as [{ n: number | string }];
-    const concurrency = Number(await (await fetch(`${receiver.url}/most-open`)).text());
+    const concurrency = PER_WEBHOOK;
     // Warmed up as the sender is by the rounds before (the first round is the sender's warm-up).
-    await barePosts(`${receiver.url}/hook`, Math.min(count, 500), Math.max(1, concurrency), body, secret);
-    const bare = await barePosts(`${receiver.url}/hook`, count, Math.max(1, concurrency), body, secret);
+    await barePosts(`${receiver.url}/hook`, Math.min(count, 500), concurrency, body, secret);
+    const bare = await barePosts(`${receiver.url}/hook`, count, concurrency, body, secret);
     const row: DrainRound = {
-      kind, round, deliveries: count, perSecond: count / seconds, senderUs: (used.user + used.system) / count,
+      kind, round, deliveries: count, perSecond: count / seconds, senderUs: (serverMs * 1000) / count,
       databaseUs: kind === 'postgres' ? (dbMs * 1000) / count : undefined, receiverUs: (receiverMs * 1000) / count,
       concurrency, bareUs: bare.us, barePerSecond: bare.perSecond,
     };
@@ -180,7 +173,8 @@ try {
   process.stdout.write(`received ${fromSender.length} requests from the sender, ${ids.size} distinct webhook-ids\n`);
   if (values.json) writeFileSync(values.json, JSON.stringify(results));
 } finally {
-  await server.stop(0);
+  await db.destroy();
+  await server.stop();
   await receiver.stop();
   await admin.raw(kind === 'mysql' ? `drop database ${name}` : `drop database ${name} with (force)`);
   await admin.destroy();

@@ -1,15 +1,11 @@
 // The webhook receiver of the benchmark (bench/webhooks.ts): answers every POST with 200 at once and
 // notes each delivery's webhook-id and when its request arrived, in its own process so that it
-// shares no event loop with the load generator. GET /received hands over what it noted; GET
-// /most-open the most requests it had open at once since the last time it was asked.
+// shares no event loop with the load generator. GET /received hands over what it noted.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 /** [webhook-id, arrival in Unix milliseconds (fractional)] in arrival order. */
 const arrivals: [string, number][] = [];
-/** Requests open at once now, and the most since the last GET /most-open (the sender's concurrency). */
-let open = 0;
-let mostOpen = 0;
 
 const server = http.createServer((req, res) => {
   if (req.method === 'GET' && req.url === '/received') {
@@ -18,20 +14,11 @@ const server = http.createServer((req, res) => {
     res.end(text);
     return;
   }
-  if (req.method === 'GET' && req.url === '/most-open') {
-    const text = String(mostOpen);
-    mostOpen = 0;
-    res.writeHead(200, { 'content-type': 'text/plain', 'content-length': Buffer.byteLength(text) });
-    res.end(text);
-    return;
-  }
   // The wall clock, to set beside the event's commit time that PostgreSQL took on the same machine.
   const at = performance.timeOrigin + performance.now();
   arrivals.push([String(req.headers['webhook-id'] ?? ''), at]);
-  mostOpen = Math.max(mostOpen, ++open);
   req.resume();
   req.once('end', () => {
-    open--;
     res.writeHead(200, { 'content-length': '0' });
     res.end();
   });
