@@ -28,6 +28,8 @@ export async function startReceiver(
   const received: Received[] = [];
   let maxOverlap = 0;
   const inFlight = new Map<string, number>();
+  /** Requests so far per webhook-id (counted, not searched for: a test may send thousands). */
+  const seen = new Map<string, number>();
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -44,7 +46,8 @@ export async function startReceiver(
       const now = (inFlight.get(entry.id) ?? 0) + 1;
       inFlight.set(entry.id, now);
       maxOverlap = Math.max(maxOverlap, now);
-      const sameId = received.filter((r) => r.id === entry.id).length;
+      const sameId = (seen.get(entry.id) ?? 0) + 1;
+      seen.set(entry.id, sameId);
       const { status, headers, delayMs } = answer(entry, sameId);
       setTimeout(() => {
         inFlight.set(entry.id, inFlight.get(entry.id)! - 1);
