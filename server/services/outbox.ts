@@ -12,7 +12,7 @@ import { writeAudit } from '../db/audit.js';
 import {
   type AttemptRecord,
   type ClaimedBatch,
-  type StoredDelivery,
+  type ClaimedDelivery,
   type WebhookTarget,
   claimDeliveries,
   disableWebhook,
@@ -109,7 +109,7 @@ export interface OutboxOptions {
 
 /** A claimed delivery waiting in its batch. */
 export interface Queued {
-  delivery: StoredDelivery;
+  delivery: ClaimedDelivery;
   leaseToken: string;
   /** performance.now() after which it may no longer start (its lease leaves too little). */
   startBy: number;

@@ -106,6 +106,17 @@ export interface SqlForm {
   native(sql: string): string;
 }
 
+/** The outcome of one attempt of a claimed webhook delivery, as its row records it. */
+export interface DeliveryOutcome {
+  id: string;
+  status: 'delivered' | 'failed' | 'pending';
+  lastStatus: number | null;
+  lastError: string | null;
+  /** When a pending delivery is tried again, in milliseconds from now (database time); null otherwise. */
+  retryInMs: number | null;
+  durationMs: number;
+}
+
 /** What a change to versions is, beside a publish (server/db/events.ts, markVersionChange). */
 export type VersionChange = 'latest' | 'restore' | 'quiet';
 
@@ -148,6 +159,12 @@ export interface Dialect extends SqlForm {
   insertIfAbsent(db: Db, table: string, row: Record<string, unknown>): Promise<boolean>;
   /** Updates the rows `where` selects and reads `column` of the first one after the update. */
   updateAndRead(db: Db, table: string, where: Record<string, unknown>, changes: Record<string, unknown>, column: string): Promise<unknown>;
+  /**
+   * Records the outcomes of attempts of claimed deliveries, whose rows the transaction holds
+   * locked, in one statement: each row's status, attempts plus one, last status and error, when it
+   * was attempted and when it is tried again, and how long it took; their leases end.
+   */
+  recordDeliveryOutcomes(trx: Knex.Transaction, outcomes: DeliveryOutcome[]): Promise<void>;
   /** Runs a statement (server/db/statements.ts) with its values; its rows. */
   runStatement(db: Db, statement: Statement, values: unknown[]): Promise<Record<string, unknown>[]>;
   /**

@@ -8,7 +8,7 @@ import type { ServerConfig } from '../../config.js';
 import { connectFailure, firstLine, networkReason } from '../connect-failure.js';
 import { QUIET, connectionMarks, knexClientWithDriver, loadDriver } from '../driver.js';
 import { cachedRows } from '../statements.js';
-import { KEPT_COLUMNS, type Db, type Dialect, type ErrorClass, type ImmutableRule, type PublishedBy, publishedBy, useDialect } from './index.js';
+import { KEPT_COLUMNS, type Db, type DeliveryOutcome, type Dialect, type ErrorClass, type ImmutableRule, type PublishedBy, publishedBy, useDialect } from './index.js';
 import { boundMysql2 } from './mysql2-driver.js';
 
 /** Server error numbers (MariaDB and MySQL share them). */
@@ -30,6 +30,13 @@ const UNAVAILABLE_CODES = new Set([
   'PROTOCOL_CONNECTION_LOST', 'PROTOCOL_SEQUENCE_TIMEOUT', 'PROTOCOL_ENQUEUE_AFTER_FATAL_ERROR',
   'PROTOCOL_ENQUEUE_AFTER_QUIT', 'PROTOCOL_ENQUEUE_HANDSHAKE_TWICE',
 ]);
+
+/** `case id when ? then ? ... end` of each outcome's value, or the one value when all have the same. */
+function perRow(db: Db, outcomes: DeliveryOutcome[], value: (o: DeliveryOutcome) => Knex.Value, placeholder = '?'): unknown {
+  const values = outcomes.map(value);
+  if (values.every((v) => v === values[0])) return values[0] === null ? null : db.raw(placeholder, [values[0]!]);
+  return db.raw(`case id ${outcomes.map(() => `when ? then ${placeholder}`).join(' ')} end`, outcomes.flatMap((o, i) => [o.id, values[i]!]));
+}
 
 /** How long a publish waits for another publish of the same latest key. */
 const LOCK_WAIT_SECONDS = 10;
@@ -162,6 +169,30 @@ export const mysqlDialect: Dialect = {
 
   async insertIfAbsent(db, table, row) {
     return (await affectedRows(db, db(table).insert(row).onConflict().ignore())) === 1;
+  },
+
+  async recordDeliveryOutcomes(trx, outcomes) {
+    const ids = outcomes.map((o) => o.id);
+    const retried = outcomes.some((o) => o.retryInMs !== null);
+    await trx('deliveries')
+      .whereIn('id', ids)
+      .update({
+        status: perRow(trx, outcomes, (o) => o.status),
+        attempts: trx.raw('attempts + 1'),
+        last_status: perRow(trx, outcomes, (o) => o.lastStatus, 'cast(? as signed)'),
+        last_error: perRow(trx, outcomes, (o) => o.lastError),
+        last_attempt_at: trx.raw('current_timestamp(3)'),
+        next_attempt_at: retried
+          ? trx.raw(
+            `case id ${outcomes.map(() => 'when ? then current_timestamp(3) + interval ? microsecond').join(' ')} else null end`,
+            outcomes.flatMap((o) => [o.id, o.retryInMs === null ? null : Math.round(o.retryInMs) * 1000]),
+          )
+          : null,
+        duration_ms: perRow(trx, outcomes, (o) => o.durationMs, 'cast(? as signed)'),
+        lease_until: null,
+        lease_token: null,
+        updated_at: trx.raw('current_timestamp(3)'),
+      });
   },
 
   async updateAndRead(db, table, where, changes, column) {
