@@ -7,6 +7,7 @@
 // one webhook (PER_WEBHOOK), and the sender's CPU per delivery over the floor's.
 // Run by `npm run bench` (its webhook sender section, with --json), or alone while changing the sender:
 //   node --import tsx bench/outbox-drain.ts [--kind postgres|mysql] [--deliveries N] [--rounds R] [--json FILE]
+//     [--root DIR] (the server built in another checkout) [--cpu-prof DIR] (a CPU profile of the server)
 import { randomBytes, randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import http from 'node:http';
@@ -22,6 +23,8 @@ const { values } = parseArgs({
     deliveries: { type: 'string', default: '3000' },
     rounds: { type: 'string', default: '3' },
     json: { type: 'string' },
+    root: { type: 'string' },
+    'cpu-prof': { type: 'string' },
   },
 });
 const kind = values.kind === 'mysql' ? 'mysql' : 'postgres';
@@ -67,7 +70,7 @@ const env = {
 };
 const receiver = await startReceiver();
 // The built server, which migrates the new database before it listens; this process only fills and watches it.
-const server = await startServer({ env });
+const server = await startServer({ env, root: values.root, cpuProfileDir: values['cpu-prof'] });
 const db: Knex = knexFactory({ client: kind === 'mysql' ? 'mysql2' : 'pg', connection: Object.assign(new URL(adminUrl), { pathname: `/${name}` }).href, pool: { min: 0, max: 2 } });
 /** The database's own processes serving this database (PostgreSQL only). */
 async function backendPids(): Promise<number[]> {
