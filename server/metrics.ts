@@ -9,7 +9,6 @@ import { AggregatorRegistry, Counter, Gauge, Histogram, Registry, collectDefault
 
 export interface Metrics {
   registry: Registry;
-  httpRequests: Counter<'method' | 'route' | 'status'>;
   httpDuration: Histogram<'method' | 'route' | 'status'>;
   publishes: Counter<'created'>;
   logins: Counter<'result'>;
@@ -61,21 +60,6 @@ export function createMetrics(db: () => Knex | undefined, reads: () => ReadRouti
   const metrics: Metrics = {
     registry,
     httpDuration,
-    // The histogram counts every answer already: this counter is read from it when scraped, so that
-    // an answer costs one label lookup instead of two.
-    httpRequests: new Counter({
-      name: 'http_requests_total',
-      help: 'HTTP requests answered',
-      labelNames,
-      registers: [registry],
-      async collect() {
-        const { values } = await httpDuration.get();
-        this.reset();
-        for (const { metricName, labels, value } of values) {
-          if (metricName === 'http_request_duration_seconds_count') this.inc(labels as Record<(typeof labelNames)[number], string>, value);
-        }
-      },
-    }),
     publishes: new Counter({
       name: 'repoadmin_publishes_total',
       help: 'Version records published; created="false" when the same coordinates were replaced',
@@ -90,6 +74,21 @@ export function createMetrics(db: () => Knex | undefined, reads: () => ReadRouti
     }),
     countRead: (target) => void readsBy[target]++,
   };
+  // The histogram counts every answer already: http_requests_total is read from it when scraped, so
+  // that an answer costs one label lookup instead of two.
+  new Counter({
+    name: 'http_requests_total',
+    help: 'HTTP requests answered',
+    labelNames,
+    registers: [registry],
+    async collect() {
+      const { values } = await httpDuration.get();
+      this.reset();
+      for (const { metricName, labels, value } of values) {
+        if (metricName === 'http_request_duration_seconds_count') this.inc(labels as Record<(typeof labelNames)[number], string>, value);
+      }
+    },
+  });
   // Counted in a plain object and handed to the counter when scraped: a label lookup per read cost
   // more than the rest of the counting.
   new Counter({
