@@ -270,7 +270,8 @@ export function postgresLike(runStatement: Dialect['runStatement']): Dialect {
  * The outcomes as one JSON value, read as rows by the database: one statement text whatever the
  * number of outcomes, prepared once per connection. (A `case` per column with two values per row
  * made a batch of 256 a statement of its own, which knex and `pg` rebuilt and PostgreSQL parsed
- * and planned every time: a third of the CPU the sender spent recording; docs/benchmarks.md.)
+ * and planned every time: an eighth to a fifth of the CPU of recording a batch, in this process;
+ * bench/outbox-statements.ts and docs/benchmarks.md.)
  */
 const DELIVERY_OUTCOMES_COLUMNS: Record<keyof DeliveryOutcome, string> = {
   id: 'uuid', status: 'text', lastStatus: 'integer', lastError: 'text', retryInMs: 'bigint', durationMs: 'integer',
