@@ -7,7 +7,8 @@
 // With --bare, the reads also take turns with the minimal node:http + pg server (minimal.ts) on
 // the same SQL, so that each build's CPU per answer stands beside the floor's in the same run.
 //   npm run bench:ab -- --base ../base [--only latest,publish] [--records N] [--seconds S] [--connections C] [--bare] [--cpu-prof DIR]
-// --cpu-prof writes a CPU profile of the head server into DIR (node --cpu-prof) when it stops.
+// --cpu-prof writes a CPU profile of the head server into DIR (node --cpu-prof) when it stops, and
+// with --bare one of the minimal server into DIR/bare.
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -87,7 +88,7 @@ try {
     }
     const pgUrlOf = new URL(pgUrl);
     pgUrlOf.pathname = `/${name}`;
-    bare = await startMinimal({ MINIMAL_PG_URL: pgUrlOf.toString(), MINIMAL_POOL: '10', MINIMAL_STATEMENTS: JSON.stringify({ latest, search }) });
+    bare = await startMinimal({ MINIMAL_PG_URL: pgUrlOf.toString(), MINIMAL_POOL: '10', MINIMAL_STATEMENTS: JSON.stringify({ latest, search }) }, values['cpu-prof'] && path.resolve(values['cpu-prof'], 'bare'));
     children.push(bare);
   }
   process.stdout.write(`base ${base}, head ${path.resolve('.')}; ${records.toLocaleString('en')} records; c=${load.connections}, ${load.seconds} turns of 1 s each\n\n`);

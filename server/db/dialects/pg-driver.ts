@@ -10,6 +10,7 @@
 import knexFactory, { type Knex } from 'knex';
 import { type Answer, boundAnswer } from '../client-timeout.js';
 import type { ConnectionMarks } from '../driver.js';
+import { type Fields, type RowsAnswer, StatementRows, type TypeParser } from './pg-rows.js';
 
 /** An answer of `pg` to a statement. */
 export interface PgResult {
@@ -33,6 +34,13 @@ interface PgClient {
 
 interface PgModule {
   Client: new (settings: unknown) => PgClient;
+  /** pg's conversion of a statement's value to what it sends (lib/utils.js, the valueMapper of its Query). */
+  utils: { prepareValue(value: unknown): unknown };
+}
+
+/** A connection of a pool opened with boundPg's driver: it runs cached statements as StatementRows. */
+interface RowsClient {
+  rows(statement: PgStatement, answer: RowsAnswer): void;
 }
 
 /**
@@ -62,14 +70,28 @@ export function boundPg(driver: unknown, limitMs: number, drops: (error: Error) 
           this.query(config, values, (error, result) => (error ? reject(error) : resolve(result as PgResult)));
         });
       }
+      return super.query(config, values, this.#bound(callback));
+    }
+
+    /** The descriptions of the statements this connection has run as StatementRows, by name. */
+    readonly #described = new Map<string, Fields>();
+
+    readonly #typeParser: TypeParser = (oid, format) => (this as unknown as { getTypeParser: TypeParser }).getTypeParser(oid, format);
+
+    /** The rows of a cached statement (pg-rows.ts), bounded as every statement. */
+    rows(statement: PgStatement, answer: RowsAnswer): void {
+      super.query(new StatementRows(statement, this.#described, this.#typeParser, pg.utils.prepareValue, this.#bound(answer)));
+    }
+
+    #bound<T>(callback: Answer<T>): Answer<T> {
       const answer = boundAnswer(limitMs, callback, () => {
         marks.mark(this);
         this.connection?.stream?.destroy();
       });
-      return super.query(config, values, (error, result) => {
+      return (error, result) => {
         if (error && drops(error)) marks.drop(this);
         answer(error, result);
-      });
+      };
     }
   }
 
@@ -95,13 +117,13 @@ export function poolStatementRows(client: Knex.Client, statement: PgStatement): 
   return pool.acquire().promise.then(
     (connection) =>
       new Promise((resolve, reject) => {
-        const done: Answer<PgResult> = (error, result) => {
+        const done: RowsAnswer = (error, rows) => {
           pool.release(connection);
           if (error) reject(error);
-          else resolve(result!.rows);
+          else resolve(rows!);
         };
         try {
-          (connection as PgClient).query(statement, undefined, done);
+          (connection as RowsClient).rows(statement, done);
         } catch (error) {
           done(error as Error);
         }
