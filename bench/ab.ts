@@ -6,7 +6,8 @@
 // process spent per answer. Not part of `npm run bench`.
 // With --bare, the reads also take turns with the minimal node:http + pg server (minimal.ts) on
 // the same SQL, so that each build's CPU per answer stands beside the floor's in the same run.
-//   npm run bench:ab -- --base ../base [--only latest,publish] [--records N] [--seconds S] [--connections C] [--bare] [--cpu-prof DIR]
+//   npm run bench:ab -- --base ../base [--only latest,publish] [--records N] [--long-history N] [--seconds S] [--connections C] [--bare] [--cpu-prof DIR]
+// --long-history: the versions of the artifact with a long history (1,000; `npm run bench` has 20,000).
 // --cpu-prof writes a CPU profile of the head server into DIR (node --cpu-prof) when it stops, and
 // with --bare one of the minimal server into DIR/bare.
 import { randomBytes } from 'node:crypto';
@@ -30,6 +31,7 @@ const { values } = parseArgs({
     seconds: { type: 'string', default: '20' },
     warmup: { type: 'string', default: '2' },
     connections: { type: 'string', default: '16' },
+    'long-history': { type: 'string', default: '1000' },
     bare: { type: 'boolean', default: false },
     'cpu-prof': { type: 'string' },
   },
@@ -62,7 +64,7 @@ try {
   await opened.close();
   const pool = new pg.Pool({ ...settings, max: 4 });
   progress(`seeding ${records.toLocaleString('en')} records into ${name}`);
-  await seedVersions([pool, pool], records, 1_000, progress);
+  await seedVersions([pool, pool], records, Number(values['long-history']), progress);
   await pool.end();
   const env = {
     REPO_MAN_DB_JDBC: 'postgres', REPO_MAN_DB_HOST: settings.host, REPO_MAN_DB_PORT: String(settings.port), REPO_MAN_DB_USER: settings.user,

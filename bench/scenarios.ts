@@ -17,7 +17,7 @@ import type pg from 'pg';
 import { hashProjectToken } from '../server/auth/project-tokens.js';
 import type { SqlForm } from '../server/db/dialects/index.js';
 import { mysqlDialect } from '../server/db/dialects/mysql.js';
-import { postgresSql, publishStatement } from '../server/db/dialects/postgres.js';
+import { postgresDialect, postgresSql, publishStatement } from '../server/db/dialects/postgres.js';
 import { COORDINATE_COLUMNS, type ShapedQuery, countQuery, latestQuery, pageQuery, publishKey, toRow } from '../server/db/versions.js';
 import { generateToken } from '../server/services/auth.js';
 import type { Services } from '../server/services/context.js';
@@ -29,7 +29,7 @@ import { loadConfig } from '../server/config.js';
 
 export type SqlDialect = 'postgres' | 'mysql';
 
-const FORMS: Record<SqlDialect, SqlForm> = { postgres: postgresSql, mysql: mysqlDialect };
+const FORMS: Record<SqlDialect, SqlForm> = { postgres: postgresDialect, mysql: mysqlDialect };
 
 export interface Statement {
   label: string;

@@ -102,6 +102,12 @@ export interface SqlForm {
   latestOnly: string;
   /** `column direction` for an ORDER BY, with NULLs last whichever the direction. */
   nullsLast(column: string, direction: 'asc' | 'desc'): string;
+  /**
+   * A named subquery the planner runs on its own, before the query that reads it orders and pages
+   * its rows (`with name as materialized (...)`): the latest-only search of a group reads its few
+   * latest records first (versions.ts, pageQuery). Undefined where there is none to rely on.
+   */
+  fenced?(name: string, query: string): string;
   /** The SQL with the driver's own placeholders. */
   native(sql: string): string;
 }

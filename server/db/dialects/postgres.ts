@@ -226,6 +226,9 @@ export function postgresLike(runStatement: Dialect['runStatement']): Dialect {
       return stored && { uid: String(stored.uid), created: Boolean(stored.created), by: publishedBy(stored.by_user_id, stored.by_username, stored.by_token_id) };
     },
 
+    // A materialized CTE is planned on its own (PostgreSQL 12 and later, and PGlite).
+    fenced: (name, query) => `with ${name} as materialized (${query})`,
+
     async clearLatest(trx, key) {
       // The key's lock is held already: taking it again in the same transaction returns at once.
       await trx.raw('select versions_take_key(?, true, ?, ?, ?, ?, ?)', [key.lock, key.projectName, key.groupId, key.artifactId, key.branch, key.version]);
