@@ -1,12 +1,14 @@
 // The one place where the server speaks to `pg` itself rather than through knex (docs/architecture.md,
 // "The database layer"), through pg's public API: its `Client` class, which knex uses to open each
-// connection, and the client's `query`.
+// connection, and the client's `query`, given a submittable of our own for the cached statements
+// (pg-rows.ts).
 // - Every statement on a connection (knex's and ours) is bounded on the client side, and a
 //   connection an error made useless is marked so that knex's pool does not hand it out again
 //   (server/db/driver.ts, connectionMarks).
 // - The cached statements run on a connection of knex's pool straight through `query`, as named
 //   prepared statements: knex's own way to a statement merges its options into pg's config with
-//   lodash's `assignIn` on every call, which cost a read as much CPU as the pool (bench/results/2026-11-23.md).
+//   lodash's `assignIn` on every call, which cost a read as much CPU as the pool (bench/results/2026-11-23.md),
+//   and pg's own Query describes the statement again on every run (bench/results/2026-11-29-statement-rows.md).
 import knexFactory, { type Knex } from 'knex';
 import { type Answer, boundAnswer } from '../client-timeout.js';
 import type { ConnectionMarks } from '../driver.js';
@@ -50,7 +52,8 @@ interface RowsClient {
  * the connection is useless (its server shut down, or is a replica now) marks it too, counted as
  * dropped unless it was already marked. A connection that ends or reports an error is marked as
  * well, as knex 3.3 marks it (lib/dialects/postgres/index.js, `_acquireOnlyConnection`).
- * Statements given as pg's submittable objects (query streams) are not bounded; the server sends none.
+ * Submittables given to `query` (query streams) are not bounded; the server's own, StatementRows
+ * (pg-rows.ts), go through `rows`, which bounds them as every statement.
  */
 export function boundPg(driver: unknown, limitMs: number, drops: (error: Error) => boolean, marks: ConnectionMarks): unknown {
   const pg = driver as PgModule;
