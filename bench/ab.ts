@@ -5,7 +5,9 @@
 // differ by a quarter between runs). Prints answers a second, p50 and p99, and the CPU each server
 // process spent per answer. Not part of `npm run bench`.
 // With --bare, the reads also take turns with the minimal node:http + pg server (minimal.ts) on
-// the same SQL, so that each build's CPU per answer stands beside the floor's in the same run.
+// the same SQL, and publishing with it as bench/run.ts's limit does, so that each build's CPU per
+// answer stands beside the floor's in the same run. "machine µs/req" is every process's CPU per
+// answer (the server's, PostgreSQL's, the load generator's): what a server costs its database shows there.
 //   npm run bench:ab -- --base ../base [--only latest,publish] [--records N] [--long-history N] [--seconds S] [--connections C] [--bare] [--cpu-prof DIR]
 // --long-history: the versions of the artifact with a long history (1,000; `npm run bench` has 20,000).
 // --cpu-prof writes a CPU profile of the head server into DIR (node --cpu-prof) when it stops, and
@@ -78,8 +80,10 @@ try {
   // The minimal server answers the reads with the statements each scenario's request runs, by what
   // tells the request apart (as bench/run.ts starts it).
   const reads = list.filter((s) => s.statements.length > 0);
+  // It publishes as bench/run.ts's limit does, with the server's publish statement and no credential check.
+  const bareAnswers = (scenario: (typeof list)[number]) => scenario.statements.length > 0 || scenario.id === 'publish';
   let bare: Child | undefined;
-  if (values.bare && reads.length > 0) {
+  if (values.bare && list.some(bareAnswers)) {
     const size = paging(SearchQuery.parse({})).size;
     const latest: Record<string, unknown> = {};
     const search: Record<string, unknown> = {};
@@ -94,20 +98,30 @@ try {
     children.push(bare);
   }
   process.stdout.write(`base ${base}, head ${path.resolve('.')}; ${records.toLocaleString('en')} records; c=${load.connections}, ${load.seconds} turns of 1 s each\n\n`);
-  const bareHeader = bare ? ' bare req/s | CPU µs/req | head CPU / bare |' : '';
-  process.stdout.write(`| request | base req/s | p50 ms | p99 ms | CPU µs/req | head req/s | p50 ms | p99 ms | CPU µs/req | head/base |${bareHeader}\n|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|${bare ? '--:|--:|--:|' : ''}\n`);
+  const bareHeader = bare ? ' bare req/s | CPU µs/req | machine µs/req | head CPU / bare | head/bare |' : '';
+  process.stdout.write(
+    `| request | base req/s | p50 ms | p99 ms | CPU µs/req | machine µs/req | head req/s | p50 ms | p99 ms | CPU µs/req | machine µs/req | head/base |${bareHeader}\n` +
+      `|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|${bare ? '--:|--:|--:|--:|--:|' : ''}\n`,
+  );
   for (const scenario of list) {
     const request = scenario.request(auth);
     const contenders: Contender[] = [
       { baseUrl: servers.base.url, request, cpuMs: () => cpuMsOf(servers.base.pid) },
       { baseUrl: servers.head.url, request, cpuMs: () => cpuMsOf(servers.head.pid) },
     ];
-    const withBare = bare && scenario.statements.length > 0;
+    const withBare = bare && bareAnswers(scenario);
     if (withBare) contenders.push({ baseUrl: bare!.url, request, cpuMs: () => cpuMsOf(bare!.pid) });
     const [b, h, m] = await loadTurns(contenders, load);
     const cpu = (x: typeof b) => (x!.cpuMsPerRequest === undefined ? undefined : x!.cpuMsPerRequest * 1000);
-    const cells = (x: typeof b) => `${Math.round(x!.perSecond).toLocaleString('en')} | ${x!.p50Ms.toFixed(2)} | ${x!.p99Ms.toFixed(2)} | ${cpu(x) === undefined ? '-' : Math.round(cpu(x)!)}`;
-    const bareCells = !bare ? '' : withBare ? ` ${Math.round(m!.perSecond).toLocaleString('en')} | ${Math.round(cpu(m) ?? 0)} | ${cpu(h) && cpu(m) ? (cpu(h)! / cpu(m)!).toFixed(2) : '-'} |` : ' - | - | - |';
+    // The whole machine's CPU per answer: the server's, its database's and the load generator's.
+    const machine = (x: typeof b) => (x!.machineCpuMsPerRequest === undefined ? '-' : Math.round(x!.machineCpuMsPerRequest * 1000));
+    const cells = (x: typeof b) =>
+      `${Math.round(x!.perSecond).toLocaleString('en')} | ${x!.p50Ms.toFixed(2)} | ${x!.p99Ms.toFixed(2)} | ${cpu(x) === undefined ? '-' : Math.round(cpu(x)!)} | ${machine(x)}`;
+    const bareCells = !bare
+      ? ''
+      : withBare
+        ? ` ${Math.round(m!.perSecond).toLocaleString('en')} | ${Math.round(cpu(m) ?? 0)} | ${machine(m)} | ${cpu(h) && cpu(m) ? (cpu(h)! / cpu(m)!).toFixed(2) : '-'} | ${Math.round((h!.perSecond / m!.perSecond) * 100)}% |`
+        : ' - | - | - | - | - |';
     process.stdout.write(`| ${scenario.name} | ${cells(b)} | ${cells(h)} | ${Math.round((h!.perSecond / b!.perSecond) * 100)}% |${bareCells}\n`);
     if (b!.errors + h!.errors + (m?.errors ?? 0) > 0) process.stdout.write(`errors: base ${b!.errors} (${b!.firstError ?? ''}), head ${h!.errors} (${h!.firstError ?? ''})${m ? `, bare ${m.errors} (${m.firstError ?? ''})` : ''}\n`);
   }

@@ -29,6 +29,51 @@ export async function currentPosition(db: Knex): Promise<string> {
 }
 
 /**
+ * `read` shared by its callers, each getting the answer of a read sent after its call: a call while
+ * none is under way sends one; calls while one is under way wait for it to end and share the next.
+ * Under load a batch of callers costs one read, as the audit writer's entries share an insert; alone,
+ * a call costs one read, as before. (A batching library such as DataLoader shares a read among the
+ * calls of one tick, and so may answer with a read sent before a call: a position from before a
+ * write's commit.)
+ */
+export function sharedAfterCall<T>(read: () => Promise<T>): () => Promise<T> {
+  let underWay: Promise<T> | undefined;
+  let next: Promise<T> | undefined;
+  const send = () => {
+    const sent = read();
+    underWay = sent;
+    const ended = () => {
+      if (underWay === sent) underWay = undefined;
+    };
+    sent.then(ended, ended);
+    return sent;
+  };
+  return () => {
+    if (underWay === undefined) return send();
+    next ??= underWay.then(
+      () => undefined,
+      () => undefined,
+    ).then(() => {
+      next = undefined;
+      return send();
+    });
+    return next;
+  };
+}
+
+const positionReads = new WeakMap<Knex, () => Promise<string>>();
+
+/**
+ * The primary's WAL position after every write committed before the call (`currentPosition`, its
+ * statement shared by the writes that answer together: sharedAfterCall).
+ */
+export function positionAfterCommit(db: Knex): Promise<string> {
+  let read = positionReads.get(db);
+  if (read === undefined) positionReads.set(db, (read = sharedAfterCall(() => currentPosition(db))));
+  return read();
+}
+
+/**
  * How far the read endpoint has replayed. A server that is not replaying (a replica promoted
  * since, reached through the replicas' address) has what it wrote: its own position.
  */

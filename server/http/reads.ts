@@ -5,7 +5,7 @@
 import { AppError } from '../../common/errors.js';
 import { KINDS } from '../db/dialects/kinds.js';
 import { isDatabaseUnavailable } from '../db/faults.js';
-import { currentPosition, parsePosition } from '../db/replica.js';
+import { parsePosition, positionAfterCommit } from '../db/replica.js';
 import type { ReadTarget } from '../metrics.js';
 import type { Services } from '../services/context.js';
 import type { Answer, Endpoint, EndpointRequest } from './endpoint.js';
@@ -63,7 +63,7 @@ export function handlerRun(endpoint: Endpoint, services: Services): HandlerRun {
   return async (request) => {
     const answer = await handler(request, services);
     // The write has committed; a position the server cannot read now is left out, not an error.
-    const position = await currentPosition(services.db).catch(() => undefined);
+    const position = await positionAfterCommit(services.db).catch(() => undefined);
     if (position !== undefined) answer.headers = { ...answer.headers, [POSITION_HEADER]: position };
     return answer;
   };
