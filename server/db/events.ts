@@ -52,28 +52,49 @@ export async function appendEvent(db: Db, type: string, data: Record<string, unk
   await db('events').insert({ type, project_name: projectName, data: JSON.stringify(data) });
 }
 
+/** A newly numbered event, as far as its deliveries are decided (the rest is read for those only: eventsWithData). */
+export interface NumberedEvent {
+  id: number;
+  seq: number;
+  type: string;
+  projectName: string | null;
+}
+
 /**
- * Numbers the committed events that have none yet, in id order, up to `limit`, and returns them.
- * Runs inside the caller's transaction (which may act on them, e.g. queue deliveries). When another
- * caller is numbering now: with `wait`, numbers what is left after it commits; else returns nothing.
+ * Numbers the committed events that have none yet, in id order, up to `limit`, and returns them in
+ * that order. Runs inside the caller's transaction (which may act on them, e.g. queue deliveries).
+ * When another caller is numbering now: with `wait`, numbers what is left after it commits; else
+ * returns nothing.
  */
-export async function sequenceEvents(trx: Knex.Transaction, options: { limit?: number; wait?: boolean } = {}): Promise<StoredEvent[]> {
+export async function sequenceEvents(trx: Knex.Transaction, options: { limit?: number; wait?: boolean } = {}): Promise<NumberedEvent[]> {
   const limit = options.limit ?? 500;
   const locked = trx('event_sequence').select('last_seq').where({ name: 'events' }).forUpdate();
   const counter = await (options.wait ? locked : locked.skipLocked()).first();
   if (!counter) return [];
-  // Rows still being written by an open transaction are locked (MariaDB) or invisible (PostgreSQL): skipped.
-  const rows = await trx('events').select(COLUMNS).whereNull('seq').orderBy('id').limit(limit).forUpdate().skipLocked();
-  if (rows.length === 0) return [];
   const last = toNumber(counter.last_seq);
-  const events = rows.map((row, i) => ({ ...fromRow(row), seq: last + i + 1 }));
-  const asWhole = dialectOf(trx).castWhole('?');
-  const cases = events.map(() => `when ? then ${asWhole}`).join(' ');
-  await trx('events')
-    .whereIn('id', events.map((e) => e.id))
-    .update({ seq: trx.raw(`case id ${cases} end`, events.flatMap((e) => [e.id, e.seq])) });
+  const events = (await dialectOf(trx).numberEvents(trx, last, limit))
+    .map((row) => ({
+      id: toNumber(row.id),
+      seq: toNumber(row.seq),
+      type: String(row.type),
+      projectName: (row.project_name as string | null) ?? null,
+    }))
+    .sort((a, b) => a.seq - b.seq);
+  if (events.length === 0) return [];
   await trx('event_sequence').where({ name: 'events' }).update({ last_seq: last + events.length });
   return events;
+}
+
+/** The events with their data and time, in the order given. */
+export async function eventsWithData(db: Db, events: NumberedEvent[]): Promise<StoredEvent[]> {
+  const rows: Record<string, unknown>[] = await db('events').select('id', 'data', 'created_at').whereIn('id', events.map((e) => e.id));
+  const byId = new Map(rows.map((row) => [toNumber(row.id), row]));
+  return events.map((event) => {
+    const row = byId.get(event.id);
+    // Numbered events are locked by the transaction that numbered them until it ends.
+    if (row === undefined) throw new Error(`event ${event.id} has no row`);
+    return { ...event, data: JSON.parse(String(row.data)) as Record<string, unknown>, createdAt: toDate(row.created_at) };
+  });
 }
 
 export interface EventFilter {

@@ -1,7 +1,7 @@
 // Events as the API and webhooks show them, their numbering into commit order with the deliveries
 // it queues (the outbox's work), and the feed, which only reads (docs/webhooks.md).
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type StoredEvent, lastSeq, lastUnnumbered, readEvents, sequenceEvents } from '../db/events.js';
+import { type StoredEvent, eventsWithData, lastSeq, lastUnnumbered, readEvents, sequenceEvents } from '../db/events.js';
 import { fromRow } from '../db/versions.js';
 import { type NewDelivery, type StoredWebhook, insertDeliveries, listWebhooks } from '../db/webhooks.js';
 import type { EventPage, EventsQuery } from '../../common/schemas/events.js';
@@ -33,15 +33,20 @@ export function deliveryBody(event: ApiEvent): string {
 /** The most events one dispatchEvents numbers. */
 export const EVENT_PAGE = 500;
 
+/** Whether the webhook is sent the event. */
+function wants(webhook: StoredWebhook, event: Pick<StoredEvent, 'type' | 'projectName'>): boolean {
+  if (!webhook.active || !webhook.events.includes(event.type)) return false;
+  return !webhook.projects || (event.projectName !== null && webhook.projects.includes(event.projectName));
+}
+
 /** The deliveries of these events: one per event and active webhook that wants it, in the events' order. */
 export function deliveriesOf(events: StoredEvent[], webhooks: StoredWebhook[]): NewDelivery[] {
   const deliveries: NewDelivery[] = [];
   for (const event of events) {
-    // Shaped once, and only for an event some webhook wants (none, most of the time).
+    // Shaped once, and only for an event some webhook wants.
     let body: string | undefined;
     for (const webhook of webhooks) {
-      if (!webhook.active || !webhook.events.includes(event.type)) continue;
-      if (webhook.projects && !(event.projectName !== null && webhook.projects.includes(event.projectName))) continue;
+      if (!wants(webhook, event)) continue;
       body ??= deliveryBody(toApiEvent(event));
       deliveries.push({ webhookId: webhook.id, eventId: event.id, eventSeq: event.seq, type: event.type, body });
     }
@@ -59,7 +64,10 @@ export async function dispatchEvents(services: Pick<Services, 'db'>, options: { 
   return services.db.transaction(async (trx) => {
     const events = await sequenceEvents(trx, { limit: EVENT_PAGE, ...options });
     if (events.length === 0) return 0;
-    await insertDeliveries(trx, deliveriesOf(events, await listWebhooks(trx, { activeOnly: true })));
+    const webhooks = await listWebhooks(trx, { activeOnly: true });
+    // An event's data is read only when some webhook wants it (none, most of the time).
+    const wanted = events.filter((event) => webhooks.some((webhook) => wants(webhook, event)));
+    if (wanted.length > 0) await insertDeliveries(trx, deliveriesOf(await eventsWithData(trx, wanted), webhooks));
     return events.length;
   });
 }

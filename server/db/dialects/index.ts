@@ -171,6 +171,13 @@ export interface Dialect extends SqlForm {
    * was attempted and when it is tried again, and how long it took; their leases end.
    */
   recordDeliveryOutcomes(trx: Knex.Transaction, outcomes: DeliveryOutcome[]): Promise<void>;
+  /**
+   * Numbers up to `limit` committed events that have no number yet, in id order, from `last + 1`,
+   * and reads of each what decides its deliveries (server/db/events.ts, NumberedEvent: not its
+   * data). Rows an open transaction still writes are skipped: locked on MariaDB/MySQL, invisible on
+   * PostgreSQL. Called in the transaction that holds the event_sequence row's lock.
+   */
+  numberEvents(trx: Knex.Transaction, last: number, limit: number): Promise<Record<string, unknown>[]>;
   /** Runs a statement (server/db/statements.ts) with its values; its rows. */
   runStatement(db: Db, statement: Statement, values: unknown[]): Promise<Record<string, unknown>[]>;
   /**

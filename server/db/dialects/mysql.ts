@@ -38,6 +38,9 @@ function perRow(db: Db, outcomes: DeliveryOutcome[], value: (o: DeliveryOutcome)
   return db.raw(`case id ${outcomes.map(() => `when ? then ${placeholder}`).join(' ')} end`, outcomes.flatMap((o, i) => [o.id, values[i]!]));
 }
 
+/** What numberEvents reads of an event. */
+const NUMBERED_COLUMNS = ['id', 'type', 'project_name'];
+
 /** How long a publish waits for another publish of the same latest key. */
 const LOCK_WAIT_SECONDS = 10;
 
@@ -193,6 +196,17 @@ export const mysqlDialect: Dialect = {
         lease_token: null,
         updated_at: trx.raw('current_timestamp(3)'),
       });
+  },
+
+  async numberEvents(trx, last, limit) {
+    const rows: Record<string, unknown>[] = await trx('events').select(NUMBERED_COLUMNS).whereNull('seq').orderBy('id').limit(limit).forUpdate().skipLocked();
+    if (rows.length === 0) return [];
+    const numbered = rows.map((row, i): Record<string, unknown> & { id: number; seq: number } => ({ ...row, id: Number(row.id), seq: last + i + 1 }));
+    const cases = numbered.map(() => 'when ? then cast(? as signed)').join(' ');
+    await trx('events')
+      .whereIn('id', numbered.map((row) => row.id))
+      .update({ seq: trx.raw(`case id ${cases} end`, numbered.flatMap((row) => [row.id, row.seq])) });
+    return numbered;
   },
 
   async updateAndRead(db, table, where, changes, column) {

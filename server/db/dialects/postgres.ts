@@ -265,9 +265,26 @@ export function postgresLike(runStatement: Dialect['runStatement']): Dialect {
     async recordDeliveryOutcomes(trx, outcomes) {
       await cachedRows(trx, 'delivery-outcomes', [JSON.stringify(outcomes)], () => DELIVERY_OUTCOMES);
     },
+    numberEvents(trx, last, limit) {
+      return cachedRows(trx, 'events:number', [limit, last], () => NUMBER_EVENTS);
+    },
   };
   return dialect;
 }
+
+/**
+ * The events' numbering as one statement of one text, prepared once per connection: the events
+ * without a number (events_unsequenced), locked in id order, numbered by their rank. (A select, then
+ * an update with a `case` per event, made each batch a statement of its own that knex and `pg`
+ * rebuilt and PostgreSQL parsed and planned every time, with two values an event;
+ * bench/results/2026-11-29-event-numbering.md.)
+ */
+const NUMBER_EVENTS = [
+  'with next as (select id from events where seq is null order by id limit ? for update skip locked),',
+  'numbered as (select id, row_number() over (order by id) as n from next)',
+  'update events as e set seq = cast(? as bigint) + numbered.n from numbered where e.id = numbered.id',
+  'returning e.id, e.seq, e.type, e.project_name',
+].join(' ');
 
 /**
  * The outcomes as one JSON value, read as rows by the database: one statement text whatever the
