@@ -3,7 +3,7 @@
 // round after round, with no webhook (as on most servers) and with one that wants none of them.
 // Prints this process's CPU (user + system) and the wall time per event numbered: the statements
 // run one after another, so the wall time holds PostgreSQL's part too.
-//   node --import tsx bench/event-numbering.ts [--batch 200] [--rounds 60]
+//   npm run bench:event-numbering -- [--batch 200] [--rounds 60]
 import { parseArgs } from 'node:util';
 import knexFactory from 'knex';
 import { MEMORY, migrateLatest, openDatabase } from '../server/db/connect.js';
