@@ -5,28 +5,17 @@
 // run one after another, so the wall time holds PostgreSQL's part too.
 //   npm run bench:event-numbering -- [--batch 200] [--rounds 60]
 import { parseArgs } from 'node:util';
-import knexFactory from 'knex';
-import { MEMORY, migrateLatest, openDatabase } from '../server/db/connect.js';
 import { insertWebhook } from '../server/db/webhooks.js';
 import type { Services } from '../server/services/context.js';
 import { dispatchEvents } from '../server/services/events.js';
+import { onScratchDatabase } from './scratch.js';
 
 const { values } = parseArgs({ options: { batch: { type: 'string', default: '200' }, rounds: { type: 'string', default: '60' } } });
 const batch = Number(values.batch);
 const rounds = Number(values.rounds);
 /** Rounds before these are not counted: the first statements of a connection and of the process are slower. */
 const WARMUP_ROUNDS = 5;
-const pgUrl = new URL(process.env.REPOADMIN_BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
-const name = `repoadmin_numbering_${process.pid}`;
-const admin = knexFactory({ client: 'pg', connection: pgUrl.href, pool: { min: 0, max: 1 } });
-await admin.raw(`create database ${name}`);
-const opened = await openDatabase({
-  kind: 'postgres', driver: 'pg', host: pgUrl.hostname, port: Number(pgUrl.port || 5432), user: decodeURIComponent(pgUrl.username || 'postgres'),
-  password: decodeURIComponent(pgUrl.password), database: name, connectTimeoutMs: 5_000, statementTimeoutMs: 10_000, dataDir: MEMORY,
-});
-try {
-  const db = opened.db;
-  await migrateLatest(db);
+await onScratchDatabase('repoadmin_numbering', async (db) => {
   // A published record as the publish trigger writes it into the event's data.
   const record = (i: number) => ({
     uid: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`, project_name: 'bench', branch: 'main', group_id: 'com.example.bench',
@@ -56,8 +45,4 @@ try {
   await measure('none');
   await insertWebhook(db, { url: 'http://127.0.0.1:9/hook', events: ['version.deleted'], projects: null, description: null, active: true }, 'whsec_bench');
   await measure('one, wanting none of them');
-} finally {
-  await opened.close();
-  await admin.raw(`drop database if exists ${name} with (force)`);
-  await admin.destroy();
-}
+});

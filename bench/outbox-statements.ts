@@ -6,9 +6,8 @@
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { parseArgs } from 'node:util';
-import knexFactory from 'knex';
-import { MEMORY, migrateLatest, openDatabase } from '../server/db/connect.js';
 import { claimDeliveries, insertDeliveries, insertWebhook, recordAttempts } from '../server/db/webhooks.js';
+import { onScratchDatabase } from './scratch.js';
 
 const { values } = parseArgs({
   options: { batch: { type: 'string', default: '256' }, rounds: { type: 'string', default: '40' }, 'cpu-prof': { type: 'string' } },
@@ -17,17 +16,7 @@ const batch = Number(values.batch);
 const rounds = Number(values.rounds);
 /** Rounds before these are not counted: the first statements of a connection and of the process are slower. */
 const WARMUP_ROUNDS = 5;
-const pgUrl = new URL(process.env.REPOADMIN_BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
-const name = `repoadmin_statements_${process.pid}`;
-const admin = knexFactory({ client: 'pg', connection: pgUrl.href, pool: { min: 0, max: 1 } });
-await admin.raw(`create database ${name}`);
-const opened = await openDatabase({
-  kind: 'postgres', driver: 'pg', host: pgUrl.hostname, port: Number(pgUrl.port || 5432), user: decodeURIComponent(pgUrl.username || 'postgres'),
-  password: decodeURIComponent(pgUrl.password), database: name, connectTimeoutMs: 5_000, statementTimeoutMs: 10_000, dataDir: MEMORY,
-});
-try {
-  const db = opened.db;
-  await migrateLatest(db);
+await onScratchDatabase('repoadmin_statements', async (db) => {
   const webhook = await insertWebhook(db, { url: 'http://127.0.0.1:9/hook', events: ['version.published'], projects: null, description: null, active: true }, 'whsec_bench');
   const body = JSON.stringify({ type: 'version.published', data: { padding: 'x'.repeat(300) } });
   const total = batch * rounds;
@@ -62,8 +51,4 @@ try {
   if (session) writeFileSync(values['cpu-prof']!, JSON.stringify((await session.post('Profiler.stop')).profile));
   const per = (us: number) => (us / spent.deliveries).toFixed(1);
   console.log(`batches of ${batch}, ${spent.deliveries} deliveries measured: claim ${per(spent.claim)} µs a delivery, record ${per(spent.record)} µs (system ${per(spent.system)} of both)`);
-} finally {
-  await opened.close();
-  await admin.raw(`drop database ${name} with (force)`);
-  await admin.destroy();
-}
+});
