@@ -32,9 +32,8 @@ export async function currentPosition(db: Knex): Promise<string> {
  * `read` shared by its callers, each getting the answer of a read sent after its call: a call while
  * none is under way sends one; calls while one is under way wait for it to end and share the next.
  * Under load a batch of callers costs one read, as the audit writer's entries share an insert; alone,
- * a call costs one read, as before. (A batching library such as DataLoader shares a read among the
- * calls of one tick, and so may answer with a read sent before a call: a position from before a
- * write's commit.)
+ * a call costs one read. (A batching library such as DataLoader batches the calls of one tick and
+ * keeps each key's answer: a kept answer may be a position read before the caller's commit.)
  */
 export function sharedAfterCall<T>(read: () => Promise<T>): () => Promise<T> {
   let underWay: Promise<T> | undefined;
