@@ -57,17 +57,23 @@ export function withoutSecrets(value: unknown): unknown {
   );
 }
 
-const AUDIT_COLUMNS = ['user_id', 'username', 'token_id', 'via', 'action', 'target', 'outcome', 'address', 'request_id', 'details'];
+/** Who acted: an entry's first columns, which a publish's entry takes from its check's row. */
+const ACTOR_COLUMNS = ['user_id', 'username', 'token_id'];
+/** What was done, from where, with what outcome: the rest of an entry's columns. */
+const ENTRY_COLUMNS = ['via', 'action', 'target', 'outcome', 'address', 'request_id', 'details'];
+const AUDIT_COLUMNS = [...ACTOR_COLUMNS, ...ENTRY_COLUMNS];
 
 /** The most entries one statement writes; longer lists take several. */
 export const AUDIT_BATCH = 16;
 
 /** An entry's values, in the order of AUDIT_COLUMNS. */
 function auditValues(entry: AuditEntry): unknown[] {
+  return [entry.actor?.userId ?? null, entry.actor?.username?.slice(0, 100) ?? null, entry.actor?.tokenId ?? null, ...entryValues(entry)];
+}
+
+/** An entry's values other than its actor's, in the order of ENTRY_COLUMNS. */
+export function entryValues(entry: AuditEntry): unknown[] {
   return [
-    entry.actor?.userId ?? null,
-    entry.actor?.username?.slice(0, 100) ?? null,
-    entry.actor?.tokenId ?? null,
     entry.via ?? null,
     entry.action,
     entry.target?.slice(0, 500) ?? null,
@@ -76,6 +82,16 @@ function auditValues(entry: AuditEntry): unknown[] {
     entry.requestId?.slice(0, 100) ?? null,
     entry.details ? JSON.stringify(withoutSecrets(entry.details)) : null,
   ];
+}
+
+/**
+ * An `insert ... select` that writes an entry whose actor is three expressions of the caller's FROM
+ * (its user id, username and token id) and whose other values follow as placeholders (entryValues):
+ * the caller adds the FROM. A publish on PostgreSQL and PGlite writes its entry so, in its own
+ * statement, from its check's row (server/db/dialects/postgres.ts).
+ */
+export function auditFromRowSql(actor: [userId: string, username: string, tokenId: string]): string {
+  return `insert into audit (${AUDIT_COLUMNS.join(', ')}) select ${actor.join(', ')}, ${ENTRY_COLUMNS.map(() => '?').join(', ')}`;
 }
 
 export async function writeAudit(db: Db, entry: AuditEntry): Promise<void> {

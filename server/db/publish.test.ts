@@ -1,12 +1,13 @@
 // The publish of a version row (upsertVersion, and on PostgreSQL and PGlite the one statement of
 // dialects/postgres.ts publishStatement) on each kind: insert or replace by coordinates, the latest
-// rule it carries (one latest record per project, group, artifact and branch), and a precondition
-// that refuses. The server tests publish with a credential only; the benchmark publishes without.
+// rule it carries (one latest record per project, group, artifact and branch), a precondition
+// that refuses, and the audit entry written with the record. The server tests publish with a credential only; the benchmark publishes without.
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dbKinds, openMigratedDatabase } from '../../test/helpers/db.js';
 import { oidcPublishPrecondition, publishPrecondition } from '../policy/publish.js';
+import type { AuditEntry } from './audit.js';
 import type { Database } from './connect.js';
 import { insertToken } from './tokens.js';
 import { insertUser } from './users.js';
@@ -71,20 +72,47 @@ describe.each(dbKinds())('publishing a version row on %s', (kind) => {
     expect(await db('versions').where({ group_id: 'checked' }).pluck('version')).toEqual(['1.0.0']);
   });
 
-  // The audit entry of a publish names its user and token from this, with no lookup of its own.
-  it('says whom the precondition found a project token to be: its user, and the token', async () => {
+  const entry = (target: string, via: 'token' | 'session' = 'token'): AuditEntry => ({ via, action: 'version.published', target, outcome: 'ok', address: '192.0.2.7', requestId: `request-${target}` });
+  const entriesOf = (target: string) => db('audit').where({ target }).select('user_id', 'username', 'token_id', 'via', 'action', 'outcome', 'address', 'request_id', 'details');
+
+  // The audit entry of a publish is written with the record, and names whom the precondition found.
+  it("writes the request's audit entry with the record: the token's user and the token, or a session's user; none when refused", async () => {
     const userId = await insertUser(db, { username: 'named', passwordHash: 'x', projectName: 'p', role: 'ROLE_USER' });
     const tokenId = randomUUID();
     await insertToken(db, { id: tokenId, userId, name: 'ci', scope: 'publish', tokenHash: 'hash-of-named', createdAt: new Date(), expiresAt: null });
     const byToken = publishPrecondition({ kind: 'project', tokenHash: 'hash-of-named' }, 'p', new Date());
-    expect(await upsertVersion(db, fields({ groupId: 'named' }), byToken)).toEqual({ uid: expect.any(String), created: true, by: { userId, username: 'named', tokenId } });
+    expect(await upsertVersion(db, fields({ groupId: 'named' }), byToken, undefined, entry('named-token'))).toEqual({ uid: expect.any(String), created: true });
+    const written = { action: 'version.published', outcome: 'ok', address: '192.0.2.7', details: null };
+    expect(await entriesOf('named-token')).toEqual([{ ...written, user_id: userId, username: 'named', token_id: tokenId, via: 'token', request_id: 'request-named-token' }]);
+    // A replaced record (a latest one, which takes the key's lock) has its entry too.
     const bySession = publishPrecondition({ kind: 'session', userId, username: 'named', tokenVersion: 0 }, 'p', new Date());
-    // A session token names its user itself.
-    expect(await upsertVersion(db, fields({ groupId: 'named', latestVersion: true }), bySession)).toEqual({ uid: expect.any(String), created: false });
+    expect(await upsertVersion(db, fields({ groupId: 'named', latestVersion: true }), bySession, undefined, entry('named-session', 'session'))).toEqual({ uid: expect.any(String), created: false });
+    expect(await entriesOf('named-session')).toEqual([{ ...written, user_id: userId, username: 'named', token_id: null, via: 'session', request_id: 'request-named-session' }]);
+    const nobody = publishPrecondition({ kind: 'session', userId: randomUUID(), username: 'nobody', tokenVersion: 0 }, 'p', new Date());
+    expect(await upsertVersion(db, fields({ groupId: 'named', version: '2.0.0' }), nobody, undefined, entry('named-refused'))).toBeUndefined();
+    expect(await entriesOf('named-refused')).toEqual([]);
+  });
+
+  // One step: an entry the database refuses takes the record with it, on each path of each kind.
+  it('stores no record whose audit entry cannot be written', async () => {
+    const userId = await insertUser(db, { username: 'atomic', passwordHash: 'x', projectName: 'p', role: 'ROLE_USER' });
+    const bySession = publishPrecondition({ kind: 'session', userId, username: 'atomic', tokenVersion: 0 }, 'p', new Date());
+    // The action column holds 40 characters.
+    const refused = { ...entry('atomic', 'session'), action: 'x'.repeat(41) };
+    for (const latestVersion of [false, true]) {
+      await expect(upsertVersion(db, fields({ groupId: 'atomic', latestVersion }), bySession, undefined, refused)).rejects.toThrow();
+    }
+    expect(await db('versions').where({ group_id: 'atomic' })).toEqual([]);
+    expect(await upsertVersion(db, fields({ groupId: 'atomic', latestVersion: true }), bySession, undefined, entry('atomic', 'session'))).toMatchObject({ created: true });
+    expect(await db('versions').where({ group_id: 'atomic' }).pluck('version')).toEqual(['1.0.0']);
+  });
+
+  it('refuses an audit entry without a precondition to name its actor', async () => {
+    expect(() => upsertVersion(db, fields({ groupId: 'unnamed' }), undefined, undefined, entry('unnamed'))).toThrow(/precondition/);
   });
 
   // The second statement of a publish through an exchanged token (services/versions.ts publishRecord).
-  it("refuses with an exchanged token's own precondition what that token may not publish, and says whom it found", async () => {
+  it("refuses with an exchanged token's own precondition what that token may not publish, and names whom it found in the entry", async () => {
     const userId = await insertUser(db, { username: 'pipeline', passwordHash: 'x', projectName: 'p', role: 'ROLE_USER' });
     const now = new Date();
     const oidc = { branch: 'main', publisherId: randomUUID(), repositoryUrl: null, provenance: '{}' };
@@ -97,12 +125,15 @@ describe.each(dbKinds())('publishing a version row on %s', (kind) => {
     const tokenId = await exchanged('hash-of-exchanged', later);
     await exchanged('hash-of-expired', new Date(now.getTime() - 1_000));
     await exchanged('hash-of-ordinary', later, 'ordinary');
-    const publish = (tokenHash: string, projectName = 'p') => upsertVersion(db, fields({ groupId: 'exchanged', projectName, version: tokenHash }), oidcPublishPrecondition(tokenHash, projectName, now));
+    const publish = (tokenHash: string, projectName = 'p') =>
+      upsertVersion(db, fields({ groupId: 'exchanged', projectName, version: tokenHash }), oidcPublishPrecondition(tokenHash, projectName, now), undefined, entry('exchanged'));
     expect(await publish('hash-of-expired')).toBeUndefined();
     expect(await publish('hash-of-ordinary')).toBeUndefined();
     expect(await publish('hash-of-unknown')).toBeUndefined();
     expect(await publish('hash-of-exchanged', 'another')).toBeUndefined();
     expect(await db('versions').where({ group_id: 'exchanged' })).toEqual([]);
-    expect(await publish('hash-of-exchanged')).toEqual({ uid: expect.any(String), created: true, by: { userId, username: 'pipeline', tokenId } });
+    expect(await entriesOf('exchanged')).toEqual([]);
+    expect(await publish('hash-of-exchanged')).toEqual({ uid: expect.any(String), created: true });
+    expect(await entriesOf('exchanged')).toMatchObject([{ user_id: userId, username: 'pipeline', token_id: tokenId }]);
   });
 });

@@ -4,6 +4,7 @@ import { AppError } from '../../common/errors.js';
 import type { PageRequest, SearchFilters, SortField } from '../../common/schemas/repositories.js';
 import { versionKey } from '../../common/version-key.js';
 import { type Db, type ImmutableRule, type Precondition, type PublishKey, type PublishedRow, type SqlForm, dialectOf } from './dialects/index.js';
+import type { AuditEntry } from './audit.js';
 import { retryConflicts } from './faults.js';
 import { markVersionChange } from './events.js';
 import { toDate, toNumber } from './rows.js';
@@ -142,17 +143,20 @@ export function publishKey(fields: VersionFields): PublishKey {
  * record of its key in the same step (server/db/dialects). With a precondition
  * (server/policy/publish.ts) nothing is written unless it holds, nor with an immutable version's
  * rule (server/services/immutable.ts) unless that holds once the key's lock is taken: then
- * undefined. A deadlock, serialization failure or lock timeout all the same (the database rolled
- * the work back) is retried.
+ * undefined. With `audit`, the request's audit entry is written with the record, its actor whom
+ * the precondition's row names (Dialect.publishVersionRow). A deadlock, serialization failure or
+ * lock timeout all the same (the database rolled the work back) is retried.
  */
 export function upsertVersion(
   db: Knex,
   fields: VersionFields,
   precondition?: Precondition,
   immutable?: ImmutableRule,
+  audit?: AuditEntry,
 ): Promise<PublishedRow | undefined> {
+  if (audit && !precondition) throw new Error("a publish's audit entry names whom its precondition found: give both");
   const dialect = dialectOf(db);
-  return retryConflicts(() => dialect.publishVersionRow(db, toRow(fields), COORDINATE_COLUMNS, publishKey(fields), fields.latestVersion, precondition, immutable));
+  return retryConflicts(() => dialect.publishVersionRow(db, toRow(fields), COORDINATE_COLUMNS, publishKey(fields), fields.latestVersion, precondition, immutable, audit));
 }
 
 /**

@@ -4,7 +4,7 @@
 // the OpenAPI document (server/openapi.ts) is built from the same list.
 import type { IncomingHttpHeaders } from 'node:http';
 import type * as z from 'zod';
-import type { PublishedBy } from '../db/dialects/index.js';
+import type { AuditEntry } from '../db/audit.js';
 import type { AuditAction } from '../../common/schemas/audit.js';
 import type { TokenScope } from '../../common/schemas/tokens.js';
 import type { Role } from '../../common/schemas/users.js';
@@ -86,6 +86,12 @@ export interface EndpointRequest<P, Q, B, S extends Subject = Subject> {
   headers: IncomingHttpHeaders;
   /** Aborted when the client goes away: long polls stop waiting. */
   signal: AbortSignal;
+  /**
+   * The audit entry this request gets should it succeed, without its actor, on an endpoint
+   * declared with `audit`: for a handler that writes it with its change (a publish), which then
+   * answers `audit: { written: true }`.
+   */
+  auditEntry(): AuditEntry;
 }
 
 /** What a handler answers: status 200 by default (204 without a body). */
@@ -97,9 +103,10 @@ export interface Answer {
   headers?: Record<string, string>;
   /**
    * For the audit entry of an endpoint declared with `audit`: its target and details (never a
-   * secret), and its actor where the request carried no token (the user a login proved).
+   * secret), and its actor where the request carried no token (the user a login proved); or
+   * `written`: the handler wrote the entry of its success with its change (EndpointRequest.auditEntry).
    */
-  audit?: { target?: string; details?: Record<string, unknown>; actor?: Actor; by?: PublishedBy };
+  audit?: { target?: string; details?: Record<string, unknown>; actor?: Actor; written?: true };
 }
 
 export interface Response {

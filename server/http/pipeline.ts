@@ -5,6 +5,7 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { parse as parseQueryString } from 'node:querystring';
 import { AppError, isAppError } from '../../common/errors.js';
+import type { AuditEntry, AuditVia } from '../db/audit.js';
 import type { Outages } from '../db/outage.js';
 import type { Actor, Services, SignedCredential } from '../services/context.js';
 import { type TokenRule, checkActor, decideOwner } from '../policy/access.js';
@@ -77,7 +78,14 @@ class HandlerRequest implements EndpointRequest<unknown, unknown, unknown> {
     readonly address: string,
     readonly headers: IncomingHttpHeaders,
     private readonly res: ServerResponse,
+    private readonly endpoint: Endpoint,
   ) {}
+
+  auditEntry(): AuditEntry {
+    const audit = this.endpoint.audit;
+    if (!audit) throw new Error(`${this.endpoint.method} ${this.endpoint.path} is not declared with audit`);
+    return { via: viaOf(audit, this.actor, this.credential), action: audit.action, target: audit.target?.(this), outcome: 'ok', address: this.address, requestId: this.requestId };
+  }
 
   /**
    * Aborted when the connection closes before the answer went out, and once it has. Made on first
@@ -327,14 +335,13 @@ async function serve(
   }
   logRequest(services.log, requestId, method, path, status, started);
   const audit = route?.endpoint.audit;
-  if (audit && services.audit) {
+  if (audit && services.audit && !answer.audit?.written) {
     actor = answer.audit?.actor ?? actor;
     services.audit({
       action: audit.action,
       actor,
       credential,
-      by: answer.audit?.by,
-      via: audit.via ?? (actor ? (actor.projectToken ? 'token' : 'session') : credential ? (credential.kind === 'project' ? 'token' : 'session') : undefined),
+      via: viaOf(audit, actor, credential),
       target: answer.audit?.target ?? (request && audit.target?.(request)),
       outcome: status < 400 ? 'ok' : status === 401 || status === 403 ? 'denied' : 'failed',
       address,
@@ -342,6 +349,11 @@ async function serve(
       details: answer.audit?.details,
     });
   }
+}
+
+/** How the caller of an audited request proved who it is. */
+function viaOf(audit: NonNullable<Endpoint['audit']>, actor: Actor | undefined, credential: SignedCredential | undefined): AuditVia | undefined {
+  return audit.via ?? (actor ? (actor.projectToken ? 'token' : 'session') : credential ? (credential.kind === 'project' ? 'token' : 'session') : undefined);
 }
 
 /**
@@ -360,7 +372,7 @@ function handlerRequest(
 ): HandlerRequest | Promise<HandlerRequest> {
   const parsedParams = endpoint.params ? parse(endpoint.params, params) : params;
   const query = endpoint.query ? parseQuery(endpoint.query, parseQueryString(search)) : {};
-  const made = (body: unknown) => new HandlerRequest(parsedParams, query, body, caller.actor, caller.credential, requestId, address, req.headers, res);
+  const made = (body: unknown) => new HandlerRequest(parsedParams, query, body, caller.actor, caller.credential, requestId, address, req.headers, res, endpoint);
   const schema = endpoint.body;
   if (!schema) return made(undefined);
   return readJson(req, { optional: endpoint.bodyOptional }).then((raw) => made(parse(schema, raw)));

@@ -31,7 +31,7 @@ export const PUBLISH_OWNER: Owner = { rule: 'project', doing: 'publish only to' 
 /** The user part of the rule, for the row `u` of users; its one value is the record's project. */
 const USER_MAY_PUBLISH = `${MAY_ACT_SQL} and ${OWN_PROJECT_SQL}`;
 
-/** What a check's row says of the credential's user (Precondition.check), for the audit entry. */
+/** What a check's row says of the credential's user (Precondition.check): the audit entry's actor. */
 const NAMES_USER = 'u.id as user_id, u.username as username';
 
 const CHECKS: Record<SignedCredential['kind'], string> = {
@@ -52,7 +52,6 @@ export function publishPrecondition(credential: SignedCredential, projectName: s
   }
   return {
     shape: 'project',
-    namesUser: true,
     check: { sql: CHECKS.project, values: [credential.tokenHash, now, projectName] },
     alongside: touchTokenSql({ tokenHash: credential.tokenHash }, now, lastUseDueBefore(now)),
   };
@@ -62,7 +61,6 @@ export function publishPrecondition(credential: SignedCredential, projectName: s
 export function oidcPublishPrecondition(tokenHash: string, projectName: string, now: Date): Precondition {
   return {
     shape: 'oidc',
-    namesUser: true,
     check: { sql: OIDC_CHECK, values: [tokenHash, now, projectName] },
     alongside: touchTokenSql({ tokenHash }, now, lastUseDueBefore(now)),
   };

@@ -49,14 +49,13 @@ export function auditWriter(services: Pick<Services, 'db' | 'log'>): (record: Au
 
 /**
  * Who made the request. A publish checks its credential in its own statement (server/policy/publish.ts)
- * and leaves `actor` unset: when it went through, the statement said whom it found (`by`); when it
- * was refused, a session token names its user, and a project token is looked up by its hash here,
- * after the answer went out (a token revoked in between leaves the entry without its actor).
+ * and leaves `actor` unset: when it went through, that statement wrote its entry, naming whom it
+ * found; when it was refused, a session token names its user, and a project token is looked up by
+ * its hash here, after the answer went out (a token revoked in between leaves the entry without its actor).
  */
 async function actorOf(db: Db, record: AuditRecord): Promise<NonNullable<AuditEntry['actor']>> {
   const { actor, credential } = record;
   if (actor) return { userId: actor.userId, username: actor.username, tokenId: actor.projectToken?.id ?? null };
-  if (record.by) return { userId: record.by.userId, username: record.by.username, tokenId: record.by.tokenId };
   if (credential?.kind === 'session') return { userId: credential.userId, username: credential.username, tokenId: null };
   const token = credential?.kind === 'project' ? await findTokenByHash(db, credential.tokenHash) : undefined;
   return { userId: token?.userId ?? null, username: token?.username ?? null, tokenId: token?.id ?? null };

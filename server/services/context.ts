@@ -1,7 +1,6 @@
 // What the services need from the running server.
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import type { PublishedBy } from '../db/dialects/index.js';
 import type { TokenScope } from '../../common/schemas/tokens.js';
 import type { Role } from '../../common/schemas/users.js';
 import type { Passwords } from '../auth/passwords.js';
@@ -59,8 +58,6 @@ export interface AuditRecord {
   actor: Actor | undefined;
   /** The checked credential, where the handler's statement resolved it (publishing) and `actor` is unset. */
   credential: SignedCredential | undefined;
-  /** Whom that statement found the credential to be, when it went through. */
-  by?: PublishedBy;
   /** How the caller proved who it is. */
   via: 'password' | 'session' | 'token' | undefined;
   target: string | undefined;

@@ -25,7 +25,7 @@ import {
 } from '../db/versions.js';
 import { checkOidcPublish, explainRefusal, oidcPublishPrecondition, publishPrecondition } from '../policy/publish.js';
 import type { SignedCredential } from './context.js';
-import type { PublishedBy } from '../db/dialects/index.js';
+import type { AuditEntry } from '../db/audit.js';
 import { checkProvenance, explainImmutable, immutableRule } from './immutable.js';
 import type { Services } from './context.js';
 
@@ -54,19 +54,12 @@ export function toVersionInformation(stored: StoredVersion): VersionInformation 
  * Publishes the record as the credential's user: the record, the publish policy's precondition
  * (server/policy/publish.ts) and, for an immutable version, its rule (services/immutable.ts) go to
  * the database together, so the checks and the write are one step where the kind can, and the
- * immutable rule is checked under the key's lock. When the database refuses, the credential is
- * resolved as the auth path resolves it, to throw the same 401 or 403 it would; then the
- * immutable rule says which content differs (409).
+ * immutable rule is checked under the key's lock. With `audit`, the request's audit entry goes with
+ * them and is written with the record (server/db/versions.ts, upsertVersion). When the database
+ * refuses, the credential is resolved as the auth path resolves it, to throw the same 401 or 403 it
+ * would; then the immutable rule says which content differs (409).
  */
-export async function publish(services: Services, credential: SignedCredential, record: VersionRecord): Promise<PublishResult> {
-  return (await publishRecord(services, credential, record)).result;
-}
-
-/**
- * `publish`, also saying who published: the credential's user as the publish statement found it,
- * for the audit entry, which then needs no lookup of its own.
- */
-export async function publishRecord(services: Services, credential: SignedCredential, record: VersionRecord): Promise<{ result: PublishResult; by?: PublishedBy }> {
+export async function publish(services: Services, credential: SignedCredential, record: VersionRecord, audit?: AuditEntry): Promise<PublishResult> {
   let fields = storedFields(services, record);
   const dateGiven = record.creationDate !== undefined;
   const immutable = immutableRule(services, fields, dateGiven);
@@ -78,8 +71,8 @@ export async function publishRecord(services: Services, credential: SignedCreden
   for (let refusals = 0; refusals < 2; ) {
     const now = services.now();
     const precondition = oidcTokenHash ? oidcPublishPrecondition(oidcTokenHash, record.projectName, now) : publishPrecondition(credential, record.projectName, now);
-    const stored = await upsertVersion(services.db, fields, precondition, immutable);
-    if (stored) return { result: { _status: true, uid: stored.uid, created: stored.created }, by: stored.by };
+    const stored = await upsertVersion(services.db, fields, precondition, immutable, audit);
+    if (stored) return { _status: true, uid: stored.uid, created: stored.created };
     // The credential first (a refused one says why before the version's rule), then the rule.
     const actor = await explainRefusal(services, credential, record.projectName);
     const binding = actor.projectToken?.oidc;

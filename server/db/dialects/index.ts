@@ -4,6 +4,7 @@
 // publish statement. This module imports none of them: a kind registers its dialect for the
 // database it opens (useDialect), and code that holds a knex asks for it (dialectOf).
 import type { Knex } from 'knex';
+import type { AuditEntry } from '../audit.js';
 
 export type Db = Knex | Knex.Transaction;
 
@@ -37,31 +38,12 @@ export interface Precondition {
   /** Its row names the credential's user: `user_id`, `username`, `token_id` (null for a session). */
   check: BoundSql;
   alongside?: BoundSql;
-  /**
-   * The publish says whom the check found (PublishedBy): for a project token, which the audit entry
-   * would otherwise look up; a session token names its user itself.
-   */
-  namesUser?: true;
 }
 
-/** Who published, as the precondition's row named the credential's user (for the audit entry). */
-export interface PublishedBy {
-  userId: string;
-  username: string;
-  tokenId: string | null;
-}
-
-/** PublishedBy from the precondition row's `user_id`, `username` and `token_id`; undefined without one. */
-export function publishedBy(userId: unknown, username: unknown, tokenId: unknown): PublishedBy | undefined {
-  if (userId === undefined || userId === null) return undefined;
-  return { userId: String(userId), username: String(username), tokenId: tokenId === undefined || tokenId === null ? null : String(tokenId) };
-}
-
-/** A published row: its uid, whether it was new, and with a precondition who published it. */
+/** A published row: its uid, and whether it was new. */
 export interface PublishedRow {
   uid: string;
   created: boolean;
-  by?: PublishedBy;
 }
 
 /**
@@ -133,6 +115,9 @@ export interface Dialect extends SqlForm {
    * uid, and tells which happened. With `latest`, the key's other latest rows stop being latest in
    * the same step. Publishes of one key take turns. With a precondition, nothing is written unless
    * its check yields a row, and with an immutable version's rule unless it holds: then undefined.
+   * With `audit` (which needs a precondition), the request's audit entry is written with the row,
+   * in the same statement or transaction, its actor the user and token the check's row names: a
+   * stored publish always has its entry, and a refused or rolled-back one has none from here.
    */
   publishVersionRow(
     db: Knex,
@@ -142,6 +127,7 @@ export interface Dialect extends SqlForm {
     latest: boolean,
     precondition?: Precondition,
     immutable?: ImmutableRule,
+    audit?: AuditEntry,
   ): Promise<PublishedRow | undefined>;
   /**
    * The key's latest records other than `key.version` stop being latest: the first half of a latest

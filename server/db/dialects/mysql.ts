@@ -7,8 +7,9 @@ import { AppError } from '../../../common/errors.js';
 import type { ServerConfig } from '../../config.js';
 import { connectFailure, firstLine, networkReason } from '../connect-failure.js';
 import { QUIET, connectionMarks, knexClientWithDriver, loadDriver } from '../driver.js';
+import { type AuditEntry, writeAudit } from '../audit.js';
 import { cachedRows } from '../statements.js';
-import { KEPT_COLUMNS, type Db, type DeliveryOutcome, type Dialect, type ErrorClass, type ImmutableRule, type PublishedBy, publishedBy, useDialect } from './index.js';
+import { KEPT_COLUMNS, type Db, type DeliveryOutcome, type Dialect, type ErrorClass, type ImmutableRule, type PublishedRow, useDialect } from './index.js';
 import { boundMysql2 } from './mysql2-driver.js';
 
 /** Server error numbers (MariaDB and MySQL share them). */
@@ -125,33 +126,35 @@ export const mysqlDialect: Dialect = {
 
   /**
    * With a precondition, what runs alongside it runs first, then its check: without a row, nothing
-   * is written. A record that is not latest is then one statement. A latest one, and any of an
-   * immutable version, is written in one transaction that holds the key's named lock: an immutable
-   * version's rule is checked there first, then a latest one clears the key's other latest records.
+   * is written. A record that is not latest is then one statement (with an audit entry, a
+   * transaction of the two). A latest one, and any of an immutable version, is written in one
+   * transaction that holds the key's named lock: an immutable version's rule is checked there
+   * first, then a latest one clears the key's other latest records, and the entry goes last.
    */
-  async publishVersionRow(db, row, coordinates, key, latest, precondition, immutable) {
-    let by: PublishedBy | undefined;
+  async publishVersionRow(db, row, coordinates, key, latest, precondition, immutable, audit) {
+    let actor: AuditEntry['actor'];
     if (precondition) {
       if (precondition.alongside) await db.raw(precondition.alongside.sql, precondition.alongside.values as Knex.RawBinding[]);
       const { sql, values } = precondition.check;
       const [allowed] = await cachedRows(db, `precondition:${precondition.shape}`, values, () => `${sql} limit 1`);
       if (!allowed) return undefined;
-      if (precondition.namesUser) by = publishedBy(allowed.user_id, allowed.username, allowed.token_id);
+      actor = { userId: String(allowed.user_id), username: String(allowed.username), tokenId: allowed.token_id === null ? null : String(allowed.token_id) };
     }
-    const written =
-      !latest && !immutable
-        ? await upsertVersionRow(db, row, coordinates)
-        : await transactionWithLock(db, key.lock, async (trx) => {
-            let values = row;
-            if (immutable) {
-              const stored = await storedContent(trx, row, coordinates, immutable);
-              if (stored && !stored.same) return undefined;
-              if (stored) values = { ...row, creation_date: stored.creationDate };
-            }
-            if (latest) await mysqlDialect.clearLatest(trx, key);
-            return upsertVersionRow(trx, values, coordinates);
-          });
-    return written && { ...written, by };
+    const withEntry = async (trx: Knex.Transaction, written: PublishedRow | undefined) => {
+      if (written && audit) await writeAudit(trx, { ...audit, actor });
+      return written;
+    };
+    if (!latest && !immutable) return audit ? db.transaction(async (trx) => withEntry(trx, await upsertVersionRow(trx, row, coordinates))) : upsertVersionRow(db, row, coordinates);
+    return transactionWithLock(db, key.lock, async (trx) => {
+      let values = row;
+      if (immutable) {
+        const stored = await storedContent(trx, row, coordinates, immutable);
+        if (stored && !stored.same) return undefined;
+        if (stored) values = { ...row, creation_date: stored.creationDate };
+      }
+      if (latest) await mysqlDialect.clearLatest(trx, key);
+      return withEntry(trx, await upsertVersionRow(trx, values, coordinates));
+    });
   },
 
   async clearLatest(trx, key) {

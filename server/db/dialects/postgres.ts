@@ -9,8 +9,9 @@ import type { ServerConfig } from '../../config.js';
 import { CLIENT_TIMEOUT } from '../client-timeout.js';
 import { connectFailure, firstLine, networkReason } from '../connect-failure.js';
 import { QUIET, connectionMarks, knexClientWithDriver, loadDriver } from '../driver.js';
+import { type AuditEntry, auditFromRowSql, entryValues } from '../audit.js';
 import { cachedRows } from '../statements.js';
-import { KEPT_COLUMNS, type Db, type DeliveryOutcome, type Dialect, type ErrorClass, type ImmutableRule, type Precondition, type PublishKey, publishedBy, type SqlForm, useDialect } from './index.js';
+import { KEPT_COLUMNS, type Db, type DeliveryOutcome, type Dialect, type ErrorClass, type ImmutableRule, type Precondition, type PublishKey, type SqlForm, useDialect } from './index.js';
 import { boundPg, poolStatementRows } from './pg-driver.js';
 
 /**
@@ -100,20 +101,24 @@ export function publishStatement(
   latest: boolean,
   precondition?: Precondition,
   immutable?: ImmutableRule,
+  audit?: AuditEntry,
 ): { shape: string; values: unknown[]; build: () => string } {
   const columns = ['uid', ...Object.keys(row)];
   const keyValues = [key.lock, latest, key.projectName, key.groupId, key.artifactId, key.branch, key.version];
   const rowValues = [randomUUID(), ...columns.slice(1).map((c) => row[c])];
   const preconditionValues = [...(precondition?.alongside?.values ?? []), ...(precondition?.check.values ?? [])];
-  const shape = `publish:${precondition?.shape ?? 'unchecked'}:${columns.join(',')}:${coordinates.join(',')}`;
+  // The entry's placeholders come last in the text, after the row's (publishWith).
+  const auditValues = audit ? entryValues(audit) : [];
+  const audited = audit !== undefined;
+  const shape = `publish:${precondition?.shape ?? 'unchecked'}:${columns.join(',')}:${coordinates.join(',')}${audited ? ':audited' : ''}`;
   if (immutable) {
     return {
       shape: `${shape}:immutable:${immutable.content.join(',')}`,
-      values: [...preconditionValues, ...rowValues, key.lock, ...keyValues],
-      build: () => immutablePublishSql(columns, coordinates, precondition, immutable),
+      values: [...preconditionValues, ...rowValues, key.lock, ...keyValues, ...auditValues],
+      build: () => immutablePublishSql(columns, coordinates, precondition, immutable, audited),
     };
   }
-  return { shape, values: [...preconditionValues, ...keyValues, ...rowValues], build: () => publishSql(columns, coordinates, precondition) };
+  return { shape, values: [...preconditionValues, ...keyValues, ...rowValues, ...auditValues], build: () => publishSql(columns, coordinates, precondition, audited) };
 }
 
 const CASTS: Record<string, string> = { uid: '::uuid', creation_date: '::timestamptz', latest_version: '::boolean' };
@@ -129,26 +134,36 @@ function preconditionSteps(precondition: Precondition | undefined): { steps: str
   };
 }
 
-function upsertTail(columns: string[], coordinates: string[], precondition: Precondition | undefined): string {
+function upsertTail(columns: string[], coordinates: string[]): string {
   const replaced = columns.filter((c) => c !== 'uid' && !coordinates.includes(c));
   const set = (c: string) => (KEPT_COLUMNS.includes(c) ? `${c} = coalesce(versions.${c}, excluded.${c})` : `${c} = excluded.${c}`);
-  // Who published, as the precondition's row names the credential's user.
-  const by = precondition?.namesUser ? ', (select user_id from allowed) as by_user_id, (select username from allowed) as by_username, (select token_id from allowed) as by_token_id' : '';
   return `on conflict (${coordinates.join(', ')}) do update set
          ${[...replaced, 'updated_at'].map(set).join(', ')}
-       returning uid, (xmax = 0) as created${by}`;
+       returning uid, (xmax = 0) as created`;
 }
 
-function publishSql(columns: string[], coordinates: string[], precondition: Precondition | undefined): string {
+/**
+ * The statement of its steps and its insert. `audited`: the insert becomes a step of its own
+ * (`written`), and the audit entry is written from the check's row once that step wrote the row
+ * (a data-modifying WITH runs whether or not the query reads it); the statement answers the row.
+ */
+function publishWith(steps: string[], insert: string, audited: boolean): string {
+  if (!audited) return `with ${steps.join(', ')} ${insert}`;
+  // A session's check names no token: its null is text until cast.
+  const all = [...steps, `written as (${insert})`, `audited as (${auditFromRowSql(['allowed.user_id', 'allowed.username', 'allowed.token_id::uuid'])} from written, allowed)`];
+  return `with ${all.join(', ')} select uid, created from written`;
+}
+
+function publishSql(columns: string[], coordinates: string[], precondition: Precondition | undefined, audited: boolean): string {
   const { steps, fromAllowed } = preconditionSteps(precondition);
   steps.push(`key_taken as (select versions_take_key(?, ?, ?, ?, ?, ?, ?)${fromAllowed})`);
-  return `with ${steps.join(', ')}
-       insert into versions (${columns.join(', ')}, updated_at)
+  const insert = `insert into versions (${columns.join(', ')}, updated_at)
        select ${columns.map((c) => `?${CASTS[c] ?? ''}`).join(', ')}, now() from key_taken
-       ${upsertTail(columns, coordinates, precondition)}`;
+       ${upsertTail(columns, coordinates)}`;
+  return publishWith(steps, insert, audited);
 }
 
-function immutablePublishSql(columns: string[], coordinates: string[], precondition: Precondition | undefined, immutable: ImmutableRule): string {
+function immutablePublishSql(columns: string[], coordinates: string[], precondition: Precondition | undefined, immutable: ImmutableRule, audited: boolean): string {
   const { steps, fromAllowed } = preconditionSteps(precondition);
   const same = immutable.content.map((c) => `s.${c} is not distinct from i.${c}`).join(' and ');
   steps.push(
@@ -159,10 +174,10 @@ function immutablePublishSql(columns: string[], coordinates: string[], precondit
        from incoming i where not exists (select 1 from stored s where not (${same})))`,
   );
   const values = columns.map((c) => (c === 'creation_date' ? 'coalesce(k.stored_date, i.creation_date)' : `i.${c}`));
-  return `with ${steps.join(', ')}
-       insert into versions (${columns.join(', ')}, updated_at)
+  const insert = `insert into versions (${columns.join(', ')}, updated_at)
        select ${values.join(', ')}, now() from incoming i, key_taken k
-       ${upsertTail(columns, coordinates, precondition)}`;
+       ${upsertTail(columns, coordinates)}`;
+  return publishWith(steps, insert, audited);
 }
 
 /** The first key of named locks (Dialect.tryNamedLock) on PostgreSQL and PGlite. */
@@ -220,10 +235,10 @@ export function postgresLike(runStatement: Dialect['runStatement']): Dialect {
       await trx.raw("select set_config('repoadmin.version_change', ?, true)", [change ?? '']);
     },
 
-    async publishVersionRow(db, row, coordinates, key, latest, precondition, immutable) {
-      const { shape, values, build } = publishStatement(row, coordinates, key, latest, precondition, immutable);
+    async publishVersionRow(db, row, coordinates, key, latest, precondition, immutable, audit) {
+      const { shape, values, build } = publishStatement(row, coordinates, key, latest, precondition, immutable, audit);
       const [stored] = await cachedRows(db, shape, values, build);
-      return stored && { uid: String(stored.uid), created: Boolean(stored.created), by: publishedBy(stored.by_user_id, stored.by_username, stored.by_token_id) };
+      return stored && { uid: String(stored.uid), created: Boolean(stored.created) };
     },
 
     // A materialized CTE is planned on its own (PostgreSQL 12 and later, and PGlite).

@@ -15,7 +15,7 @@ import { DeleteQuery } from '../../../common/schemas/trash.js';
 import { endpoint } from '../../http/endpoint.js';
 import { PUBLISH_OWNER } from '../../policy/publish.js';
 import { deleteRecord } from '../../services/trash.js';
-import { byUid, latest, publishRecord, recordOf, search } from '../../services/versions.js';
+import { byUid, latest, publish, recordOf, search } from '../../services/versions.js';
 
 const coordinates = (r: VersionRecord) => `${r.projectName}/${r.branch}/${r.artifact.groupId}:${r.artifact.artifactId}:${r.artifact.version}`;
 const queryParameter = (name: string, schema: object, description: string) => ({ name, in: 'query', schema, description });
@@ -39,9 +39,10 @@ export const repositoryEndpoints = [
     count: (metrics, status) => {
       if (status === 200 || status === 201) metrics.publishes.inc({ created: String(status === 201) });
     },
+    // The entry is written with the record, in the same statement or transaction.
     handler: async (req, services) => {
-      const { result, by } = await publishRecord(services, req.credential!, req.body);
-      return { status: result.created ? 201 : 200, body: result, audit: { by } };
+      const result = await publish(services, req.credential!, req.body, req.auditEntry());
+      return { status: result.created ? 201 : 200, body: result, audit: { written: true } };
     },
   }),
   endpoint({
