@@ -80,7 +80,7 @@ try {
   // The minimal server answers the reads with the statements each scenario's request runs, by what
   // tells the request apart (as bench/run.ts starts it).
   const reads = list.filter((s) => s.statements.length > 0);
-  // It publishes as bench/run.ts's limit does, with the server's publish statement and no credential check.
+  // It publishes as bench/run.ts's limit does, with the server's publish statement: the caller's check, the record, the audit entry.
   const bareAnswers = (scenario: (typeof list)[number]) => scenario.statements.length > 0 || scenario.id === 'publish';
   let bare: Child | undefined;
   if (values.bare && list.some(bareAnswers)) {

@@ -4,8 +4,10 @@
 // as any server must and shapes the rows into the same JSON answer, but validates nothing: the
 // statements and their values come from scenarios.ts through MINIMAL_STATEMENTS.
 // It also publishes (POST /v1/repositories) the way the benchmark's straight-through-pg limit does
-// (scenarios.ts publishBodyThroughPg: the record's schema, then the server's one publish statement),
-// checking no credential: what HTTP alone adds to that limit.
+// (scenarios.ts publishBodyThroughPg: the record's schema, then the server's one publish statement,
+// which checks the caller the session token's claims name and writes the request's audit entry),
+// verifying no signature: what HTTP alone adds to that limit. With MINIMAL_PUBLISH=record it
+// publishes the record alone, with no check and no entry (the floor of the earlier runs).
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
@@ -59,8 +61,11 @@ async function search(body: string): Promise<unknown> {
 }
 
 /** The same answer as the server's: `{ _status, uid, created }`, 201 when the record is new. */
-async function publish(body: string): Promise<{ created: boolean; body: unknown }> {
-  const result = await publishBodyThroughPg(pool, JSON.parse(body));
+const recordAlone = process.env.MINIMAL_PUBLISH === 'record';
+
+async function publish(req: http.IncomingMessage, body: string): Promise<{ created: boolean; body: unknown }> {
+  const caller = recordAlone ? undefined : { jwt: (req.headers.authorization ?? '').slice('Bearer '.length), address: req.socket.remoteAddress ?? '' };
+  const result = await publishBodyThroughPg(pool, JSON.parse(body), caller);
   const row = result.rows[0] as { uid: string; created: boolean };
   return { created: row.created, body: { _status: true, uid: row.uid, created: row.created } };
 }
@@ -71,7 +76,7 @@ const server = http.createServer((req, res) => {
   req.on('end', () => {
     const url = new URL(req.url ?? '/', 'http://localhost');
     if (req.method === 'POST' && url.pathname === '/v1/repositories') {
-      return void publish(Buffer.concat(chunks).toString('utf8')).then(
+      return void publish(req, Buffer.concat(chunks).toString('utf8')).then(
         ({ created, body }) => send(res, created ? 201 : 200, body),
         (error: Error) => send(res, 500, { _status: false, message: error.message }),
       );

@@ -22,7 +22,7 @@ import { explainMysqlScenarios, explainScenarios } from './explain.js';
 import { type HttpRequest, type LoadOptions, type Measurement, loadHttp, loadHttpInterleaved, loadLoop, loadTurns, type Contender } from './load.js';
 import { type Child, FLOOR_PATH, call, cpuMsOf, killChildren, startFloor, startMinimal, startReceiver, startServer } from './processes.js';
 import { pgbench } from './pgbench.js';
-import { type DatabaseRun, type Embedded, type LimitRow, type Report, type Row, markdown, problems } from './report.js';
+import { type DatabaseRun, type Embedded, type LimitRow, RECORD_ALONE, type Report, type Row, markdown, problems } from './report.js';
 import {
   type BenchAuth,
   type DirectDatabase,
@@ -503,15 +503,25 @@ async function measureLimits(part: {
   }
   if (publish) {
     const request = publish.request(part.auth);
-    // Besides the statement straight through pg, the minimal server publishing with it over HTTP.
+    // Besides the statement straight through pg, the minimal server publishing with it over HTTP,
+    // and another publishing the record alone (no check, no audit entry), as the earlier runs' floor did.
+    const caller = { jwt: part.auth.jwt, address: '127.0.0.1' };
     const minimal = await startMinimal({ MINIMAL_PG_URL: part.pgUrl, MINIMAL_POOL: '10' }, options.cpuProfileDir);
     cleanups.push(() => minimal.stop());
+    const alone = await startMinimal({ MINIMAL_PG_URL: part.pgUrl, MINIMAL_POOL: '10', MINIMAL_PUBLISH: 'record' });
+    cleanups.push(() => alone.stop());
     const bareHttp: Contender = { baseUrl: minimal.url, request, cpuMs: () => cpuMsOf(minimal.pid) };
-    const [one, two, direct, http] = await loadTurns([...contenders(request, { once: (i) => publishThroughPg(part.pool, i) }), bareHttp], load);
-    progress(`PostgreSQL limits ${publish.name} c=${LIMIT_CONNECTIONS}: 1 worker ${fmt(one!)}; 2 workers ${fmt(two!)}; pg ${fmt(direct!)}; minimal ${fmt(http!)}`);
+    const aloneHttp: Contender = { baseUrl: alone.url, request, cpuMs: () => cpuMsOf(alone.pid) };
+    const [one, two, direct, http, record] = await loadTurns([...contenders(request, { once: (i) => publishThroughPg(part.pool, i, caller) }), bareHttp, aloneHttp], load);
+    progress(`PostgreSQL limits ${publish.name} c=${LIMIT_CONNECTIONS}: 1 worker ${fmt(one!)}; 2 workers ${fmt(two!)}; pg ${fmt(direct!)}; minimal ${fmt(http!)}; minimal, record alone ${fmt(record!)}`);
     const row = { scenario: publish.id, name: publish.name, connections: LIMIT_CONNECTIONS, server: one!, workers: two! };
-    out.push({ ...row, limit: direct!, limitName: 'pg statement' }, { ...row, limit: http!, limitName: 'node:http + pg' });
+    out.push(
+      { ...row, limit: direct!, limitName: 'pg statement' },
+      { ...row, limit: http!, limitName: 'node:http + pg' },
+      { ...row, limit: record!, limitName: RECORD_ALONE },
+    );
     await minimal.stop();
+    await alone.stop();
   }
   await workers.stop();
   return out;

@@ -10,7 +10,7 @@ import {
   paging,
   searchFilters,
 } from '../common/schemas/repositories.js';
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { createPasswords } from '../server/auth/passwords.js';
 import { tokenSettings } from '../server/auth/tokens.js';
 import type pg from 'pg';
@@ -26,6 +26,9 @@ import { publish, storedFields } from '../server/services/versions.js';
 import { ARTIFACTS, LONG_HISTORY_KEY, keyOf, publishedRecord } from './dataset.js';
 import type { HttpRequest } from './load.js';
 import { loadConfig } from '../server/config.js';
+import type { AuditEntry } from '../server/db/audit.js';
+import { publishPrecondition } from '../server/policy/publish.js';
+import { publishTarget } from '../server/routes/v1/repositories.js';
 
 export type SqlDialect = 'postgres' | 'mysql';
 
@@ -130,8 +133,10 @@ function publishScenario(): Scenario {
     }),
     statements: [],
     // The server's publish service minus HTTP, the token's signature and logging: it needs only the database and the clock.
-    direct: (db, i, auth) =>
-      publish({ db: db.knex, config: BENCH_CONFIG, now: () => new Date() } as Services, sessionOf(auth.jwt), VersionRecord.parse(publishedRecord(i))),
+    direct: (db, i, auth) => {
+      const record = VersionRecord.parse(publishedRecord(i));
+      return publish({ db: db.knex, config: BENCH_CONFIG, now: () => new Date() } as Services, sessionOf(auth.jwt), record, publishEntry(record, 'session', BENCH_ADDRESS));
+    },
   };
 }
 
@@ -150,7 +155,8 @@ function publishTokenScenario(): Scenario {
     // The token's hash and the publish service (which checks the token and records its use), without HTTP.
     direct: (db, i, auth) => {
       const credential: SignedCredential = { kind: 'project', tokenHash: hashProjectToken(auth.projectToken) };
-      return publish({ db: db.knex, config: BENCH_CONFIG, now: () => new Date() } as Services, credential, VersionRecord.parse(publishedRecord(i)));
+      const record = VersionRecord.parse(publishedRecord(i));
+      return publish({ db: db.knex, config: BENCH_CONFIG, now: () => new Date() } as Services, credential, record, publishEntry(record, 'token', BENCH_ADDRESS));
     },
   };
 }
@@ -189,24 +195,48 @@ const DIRECT = { now: () => new Date() } as Services;
 /** The server's defaults: what the publish path reads of its configuration (immutable versions: none). */
 const BENCH_CONFIG = loadConfig([], {});
 
+/** The address the benchmark's requests come from. */
+const BENCH_ADDRESS = '127.0.0.1';
+
+/** The audit entry the server writes with a publish of `record` (server/http/pipeline.ts, auditEntry), with a new request id. */
+function publishEntry(record: VersionRecord, via: 'session' | 'token', address: string): AuditEntry {
+  return { via, action: 'version.published', target: publishTarget(record), outcome: 'ok', address, requestId: randomUUID() };
+}
+
+/**
+ * Who a publish statement publishes as: a session token's claims (read, not verified) and the
+ * request's address. With one, the statement is the server's for a publish request: the record
+ * with the caller's check and the request's audit entry. Without, the record alone (the floor of
+ * the runs before the entry went into the statement).
+ */
+export interface PublishCaller {
+  jwt: string;
+  address: string;
+}
+
 /**
  * The server's publish on PostgreSQL (server/db/versions.ts, dialects/postgres.ts) sent straight
  * through a `pg` pool as a named prepared statement: the same statement, built by the server's
- * `publishStatement` (which takes the key's lock and, for a latest record, clears the key's other
- * latest flag, then inserts or replaces the record), one per record, on this side of the measurement.
+ * `publishStatement` (which checks the caller, takes the key's lock and, for a latest record,
+ * clears the key's other latest flag, then inserts or replaces the record and writes the request's
+ * audit entry), one per record, on this side of the measurement.
  */
-export function publishThroughPg(pool: pg.Pool, i: number): Promise<pg.QueryResult> {
-  return publishBodyThroughPg(pool, publishedRecord(i));
+export function publishThroughPg(pool: pg.Pool, i: number, caller?: PublishCaller): Promise<pg.QueryResult> {
+  return publishBodyThroughPg(pool, publishedRecord(i), caller);
 }
 
 /** The same for a publish request's parsed body (bench/minimal.ts answers publishing with it). */
-export async function publishBodyThroughPg(pool: pg.Pool, body: unknown): Promise<pg.QueryResult> {
+export async function publishBodyThroughPg(pool: pg.Pool, body: unknown, caller?: PublishCaller): Promise<pg.QueryResult> {
   const record = VersionRecord.parse(body);
   const fields = storedFields(DIRECT, record);
-  const { shape, values, build } = publishStatement(toRow(fields), COORDINATE_COLUMNS, publishKey(fields), fields.latestVersion);
+  const precondition = caller && publishPrecondition(sessionOf(caller.jwt), record.projectName, new Date());
+  const audit = caller && publishEntry(record, 'session', caller.address);
+  const { shape, values, build } = publishStatement(toRow(fields), COORDINATE_COLUMNS, publishKey(fields), fields.latestVersion, precondition, undefined, audit);
   let statement = publishStatements.get(shape);
   if (statement === undefined) publishStatements.set(shape, (statement = { name: `bench_publish_${publishStatements.size + 1}`, text: postgresSql.native(build()) }));
-  return pool.query({ ...statement, values });
+  const result = await pool.query({ ...statement, values });
+  if (caller && result.rows.length === 0) throw new Error('the publish statement refused the caller');
+  return result;
 }
 
 /** The publish statement by shape, built once as the server builds it (server/db/statements.ts). */

@@ -17,7 +17,8 @@ import { PUBLISH_OWNER } from '../../policy/publish.js';
 import { deleteRecord } from '../../services/trash.js';
 import { byUid, latest, publish, recordOf, search } from '../../services/versions.js';
 
-const coordinates = (r: VersionRecord) => `${r.projectName}/${r.branch}/${r.artifact.groupId}:${r.artifact.artifactId}:${r.artifact.version}`;
+/** A record's coordinates as its publish's audit entry names them (also used by the benchmark). */
+export const publishTarget = (r: VersionRecord) => `${r.projectName}/${r.branch}/${r.artifact.groupId}:${r.artifact.artifactId}:${r.artifact.version}`;
 const queryParameter = (name: string, schema: object, description: string) => ({ name, in: 'query', schema, description });
 
 export const repositoryEndpoints = [
@@ -35,7 +36,7 @@ export const repositoryEndpoints = [
       201: { description: 'Created', schema: PublishResult },
       400: { description: 'Invalid record' },
     },
-    audit: { action: 'version.published', target: (req) => coordinates(req.body) },
+    audit: { action: 'version.published', target: (req) => publishTarget(req.body) },
     count: (metrics, status) => {
       if (status === 200 || status === 201) metrics.publishes.inc({ created: String(status === 201) });
     },
