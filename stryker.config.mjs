@@ -25,19 +25,19 @@ export const MODULES = {
     // The publish policy (server/policy/publish.ts, its SQL precondition and its check); the publish
     // and latest services (not search or byUid); the table module's rows, publish key and upsert, and
     // its latest lookup (not its search); and the publish statement of PostgreSQL and PGlite, which
-    // carries the precondition, the latest clearing and who published (postgres.ts and publishedBy
-    // in dialects/index.ts; the runs are on PGlite, which borrows it). MariaDB's publish (mysql.ts)
-    // is left out: these runs have no MariaDB.
+    // carries the precondition, the latest clearing and the request's audit entry (postgres.ts, and
+    // the entry's values and insert in db/audit.ts; the runs are on PGlite, which borrows it).
+    // MariaDB's publish (mysql.ts) is left out: these runs have no MariaDB.
     mutate: [
       'server/policy/publish.ts',
-      'server/services/versions.ts:33-113',
-      'server/services/versions.ts:124-127',
-      'server/db/versions.ts:85-156',
-      'server/db/versions.ts:292-308',
-      'server/db/versions.ts:322-335',
-      'server/db/dialects/postgres.ts:96-166',
-      'server/db/dialects/postgres.ts:223-227',
-      'server/db/dialects/index.ts:55-58',
+      'server/services/versions.ts:33-106',
+      'server/services/versions.ts:116-120',
+      'server/db/versions.ts:86-160',
+      'server/db/versions.ts:302-319',
+      'server/db/versions.ts:333-346',
+      'server/db/dialects/postgres.ts:97-181',
+      'server/db/dialects/postgres.ts:238-242',
+      'server/db/audit.ts:75-95',
     ],
     tests: [
       'test/server/publish-check.test.ts',
