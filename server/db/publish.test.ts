@@ -107,6 +107,20 @@ describe.each(dbKinds())('publishing a version row on %s', (kind) => {
     expect(await db('versions').where({ group_id: 'atomic' }).pluck('version')).toEqual(['1.0.0']);
   });
 
+  it("cuts an entry's target, address and request id to their columns, and stores those it lacks as null", async () => {
+    const userId = await insertUser(db, { username: 'cut', passwordHash: 'x', projectName: 'p', role: 'ROLE_USER' });
+    const bySession = publishPrecondition({ kind: 'session', userId, username: 'cut', tokenVersion: 0 }, 'p', new Date());
+    const long = { via: 'session', action: 'version.published', target: `cut-${'t'.repeat(600)}`, outcome: 'ok', address: 'a'.repeat(150), requestId: 'r'.repeat(150) } as const;
+    await upsertVersion(db, fields({ groupId: 'cut' }), bySession, undefined, long);
+    expect(await db('audit').where({ username: 'cut' }).select('target', 'address', 'request_id')).toEqual([
+      { target: long.target.slice(0, 500), address: 'a'.repeat(100), request_id: 'r'.repeat(100) },
+    ]);
+    await upsertVersion(db, fields({ groupId: 'cut', version: '2.0.0' }), bySession, undefined, { action: 'version.published', outcome: 'ok' });
+    expect(await db('audit').where({ username: 'cut' }).whereNull('target').select('via', 'target', 'address', 'request_id', 'details')).toEqual([
+      { via: null, target: null, address: null, request_id: null, details: null },
+    ]);
+  });
+
   it('refuses an audit entry without a precondition to name its actor', async () => {
     expect(() => upsertVersion(db, fields({ groupId: 'unnamed' }), undefined, undefined, entry('unnamed'))).toThrow(/precondition/);
   });
