@@ -388,7 +388,7 @@ export function markdown(report: Report, options: { plans: boolean } = { plans: 
       '## Against the hardest limits (PostgreSQL, c=16, in turns of one second)',
       '',
       'The server with one worker and with two (`--workers 2`), and the limit, take turns of one second each for the',
-      'whole measurement, so all see the same machine. Reads: a minimal `node:http` + `pg` server with named prepared',
+      'whole measurement, so all see the same machine, after a warm-up of at least 6 s each (the ones started for it start cold). Reads: a minimal `node:http` + `pg` server with named prepared',
       'statements answering the same SQL (bench/minimal.ts), and pgbench (`-M prepared`, same SQL, same concurrency)',
       'as the database\'s own limit. Publishing: the same statement (the caller\'s check, the record, the request\'s',
       'audit entry) straight through a `pg` pool, the minimal server publishing with that statement over HTTP (reading',

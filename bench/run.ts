@@ -437,6 +437,14 @@ function databaseUrl(base: string, database: string): string {
 /** The read scenarios measured against a minimal node:http + pg server and pgbench. */
 const READS: ScenarioId[] = ['latest', 'search-group', 'latest-long', 'search-long'];
 const LIMIT_CONNECTIONS = 16;
+/**
+ * The least warm-up of each contender before the turns of the limits. The server with two workers
+ * and the minimal servers start just before them, while the server with one worker has answered the
+ * same requests already: a `node:http` + `pg` server started cold took 4 to 5 seconds of publishing
+ * at c=16 (2,000 to 3,000 publishes) to reach its steady CPU per publish, twice the first second's,
+ * and turns measured before that count against the cold one (bench/results/2026-11-29-audit-in-statement.md).
+ */
+const LIMIT_WARMUP_SECONDS = 6;
 
 /**
  * The server with one worker and with two, side by side in turns of one second with the hardest
@@ -456,7 +464,7 @@ async function measureLimits(part: {
   const reads = list.filter((s) => READS.includes(s.id));
   const publish = list.find((s) => s.id === 'publish');
   if (reads.length === 0 && !publish) return [];
-  const load = { ...options.load, connections: LIMIT_CONNECTIONS };
+  const load = { ...options.load, connections: LIMIT_CONNECTIONS, warmupSeconds: Math.max(options.load.warmupSeconds, LIMIT_WARMUP_SECONDS) };
   const workers = await startServer({ env: part.env, args: ['--workers', '2'] });
   cleanups.push(() => workers.stop());
   progress(`PostgreSQL: server with 2 workers, pid ${workers.pid} at ${workers.url}`);
