@@ -37,7 +37,7 @@ export const MODULES = {
       'server/db/versions.ts:333-346',
       'server/db/dialects/postgres.ts:97-181',
       'server/db/dialects/postgres.ts:238-242',
-      'server/db/audit.ts:75-95',
+      'server/db/audit.ts:64-84',
     ],
     tests: [
       'test/server/publish-check.test.ts',

@@ -3,20 +3,9 @@
 import type { Db } from './dialects/index.js';
 import { affectedCount, toDate, toNumber } from './rows.js';
 import { cachedRows } from './statements.js';
+import type { AuditEntry, AuditOutcome, AuditVia } from './audit-entry.js';
 
-export type AuditOutcome = 'ok' | 'denied' | 'failed';
-export type AuditVia = 'password' | 'session' | 'token';
-
-export interface AuditEntry {
-  actor?: { userId: string | null; username: string | null; tokenId: string | null };
-  via?: AuditVia | null;
-  action: string;
-  target?: string | null;
-  outcome: AuditOutcome;
-  address?: string | null;
-  requestId?: string | null;
-  details?: Record<string, unknown> | null;
-}
+export type { AuditEntry, AuditOutcome, AuditVia } from './audit-entry.js';
 
 export interface StoredAuditEntry extends Required<Omit<AuditEntry, 'actor'>> {
   id: string;

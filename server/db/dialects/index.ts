@@ -4,7 +4,7 @@
 // publish statement. This module imports none of them: a kind registers its dialect for the
 // database it opens (useDialect), and code that holds a knex asks for it (dialectOf).
 import type { Knex } from 'knex';
-import type { AuditEntry } from '../audit.js';
+import type { AuditEntry } from '../audit-entry.js';
 
 export type Db = Knex | Knex.Transaction;
 
