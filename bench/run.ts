@@ -696,7 +696,8 @@ function pgliteVersion(): string {
 function commit(): string {
   try {
     const head = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
-    const dirty = execFileSync('git', ['status', '--porcelain', '--', 'server', 'common', 'bench'], { encoding: 'utf8' }).trim();
+    // The results of earlier runs (bench/results/) are not code.
+    const dirty = execFileSync('git', ['status', '--porcelain', '--', 'server', 'common', 'bench', ':!bench/results'], { encoding: 'utf8' }).trim();
     return dirty ? `${head} (server, common or bench changed since)` : head;
   } catch {
     return 'unknown';
