@@ -8,7 +8,7 @@
 // the same SQL, and publishing with it as bench/run.ts's limit does, so that each build's CPU per
 // answer stands beside the floor's in the same run. "machine µs/req" is every process's CPU per
 // answer (the server's, PostgreSQL's, the load generator's): what a server costs its database shows there.
-//   npm run bench:ab -- --base ../base [--only latest,publish] [--records N] [--long-history N] [--seconds S] [--connections C] [--bare] [--cpu-prof DIR]
+//   npm run bench:ab -- --base ../base [--only latest,publish (run in this order)] [--records N] [--long-history N] [--seconds S] [--connections C] [--bare] [--cpu-prof DIR]
 // --long-history: the versions of the artifact with a long history (1,000; `npm run bench` has 20,000).
 // --cpu-prof writes a CPU profile of the head server into DIR (node --cpu-prof) when it stops, and
 // with --bare one of the minimal server into DIR/bare.
@@ -44,7 +44,9 @@ if (!values.base) {
 }
 const base = path.resolve(values.base);
 const only = values.only!.split(',').map((s) => s.trim()) as ScenarioId[];
-const list = scenarios().filter((s) => only.includes(s.id));
+// In the order asked: what the servers answered before a scenario can move its figures.
+const all = scenarios();
+const list = only.map((id) => all.find((s) => s.id === id)).filter((s) => s !== undefined);
 const records = Math.max(KEYS, Number(values.records));
 const load = { connections: Number(values.connections), seconds: Number(values.seconds), warmupSeconds: Number(values.warmup) };
 const pgUrl = new URL(process.env.REPOADMIN_BENCH_PG_URL || 'postgres://postgres@127.0.0.1:5432/postgres');
